@@ -1,0 +1,139 @@
+//! A wrapper that makes writes or syncs fail on demand, as a full or failing disk does.
+
+use super::{FileLock, FileSystem, RandomAccessFile, WritableFile};
+use crate::error::{Error, Result};
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
+
+/// The switches of a [`FaultFs`], shared with the test that flips them.
+#[derive(Default)]
+pub struct FaultSwitch {
+    /// Appends fail (disk full).
+    pub fail_writes: AtomicBool,
+    /// Syncs fail (I/O error).
+    pub fail_syncs: AtomicBool,
+    /// File creations fail.
+    pub fail_creates: AtomicBool,
+    /// When ≥ 0: appends succeed this many more times, then `fail_writes` turns on.
+    pub writes_until_failure: AtomicI64,
+}
+
+impl FaultSwitch {
+    /// Switches with every fault off.
+    pub fn new() -> Arc<FaultSwitch> {
+        let s = FaultSwitch::default();
+        s.writes_until_failure.store(-1, Ordering::Relaxed);
+        Arc::new(s)
+    }
+    fn write_fails(&self) -> bool {
+        let left = self.writes_until_failure.load(Ordering::Relaxed);
+        if left == 0 {
+            self.fail_writes.store(true, Ordering::Relaxed);
+        } else if left > 0 {
+            self.writes_until_failure.fetch_sub(1, Ordering::Relaxed);
+        }
+        self.fail_writes.load(Ordering::Relaxed)
+    }
+}
+
+/// A file system that injects the faults its [`FaultSwitch`] asks for.
+pub struct FaultFs {
+    inner: Arc<dyn FileSystem>,
+    switch: Arc<FaultSwitch>,
+}
+
+impl FaultFs {
+    /// Wraps `inner`; faults are controlled through `switch`.
+    pub fn new(inner: Arc<dyn FileSystem>, switch: Arc<FaultSwitch>) -> FaultFs {
+        FaultFs { inner, switch }
+    }
+}
+
+fn injected(op: &str, path: &Path) -> Error {
+    Error::io(
+        op,
+        path,
+        std::io::Error::new(ErrorKind::Other, "injected fault"),
+    )
+}
+
+struct FaultWritable {
+    inner: Box<dyn WritableFile>,
+    switch: Arc<FaultSwitch>,
+    path: PathBuf,
+}
+
+impl WritableFile for FaultWritable {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        if self.switch.write_fails() {
+            return Err(injected("write", &self.path));
+        }
+        self.inner.append(data)
+    }
+    fn flush(&mut self) -> Result<()> {
+        if self.switch.fail_writes.load(Ordering::Relaxed) {
+            return Err(injected("write", &self.path));
+        }
+        self.inner.flush()
+    }
+    fn sync(&mut self) -> Result<()> {
+        if self.switch.fail_syncs.load(Ordering::Relaxed) {
+            return Err(injected("fsync", &self.path));
+        }
+        self.inner.sync()
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+}
+
+impl FileSystem for FaultFs {
+    fn create_file(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        if self.switch.fail_creates.load(Ordering::Relaxed) {
+            return Err(injected("create", path));
+        }
+        Ok(Box::new(FaultWritable {
+            inner: self.inner.create_file(path)?,
+            switch: self.switch.clone(),
+            path: path.to_path_buf(),
+        }))
+    }
+    fn open_random(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+        self.inner.open_random(path)
+    }
+    fn read_file(&self, path: &Path) -> Result<Vec<u8>> {
+        self.inner.read_file(path)
+    }
+    fn remove_file(&self, path: &Path) -> Result<()> {
+        self.inner.remove_file(path)
+    }
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        if self.switch.fail_writes.load(Ordering::Relaxed) {
+            return Err(injected("rename", from));
+        }
+        self.inner.rename(from, to)
+    }
+    fn exists(&self, path: &Path) -> bool {
+        self.inner.exists(path)
+    }
+    fn list_dir(&self, path: &Path) -> Result<Vec<String>> {
+        self.inner.list_dir(path)
+    }
+    fn create_dir_all(&self, path: &Path) -> Result<()> {
+        self.inner.create_dir_all(path)
+    }
+    fn sync_dir(&self, path: &Path) -> Result<()> {
+        if self.switch.fail_syncs.load(Ordering::Relaxed) {
+            return Err(injected("fsync directory", path));
+        }
+        self.inner.sync_dir(path)
+    }
+    fn file_size(&self, path: &Path) -> Result<u64> {
+        self.inner.file_size(path)
+    }
+    fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>> {
+        self.inner.lock_file(path)
+    }
+}

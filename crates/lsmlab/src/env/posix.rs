@@ -1,0 +1,179 @@
+//! The real file system, through `std::fs` and positional reads.
+
+use super::{FileLock, FileSystem, RandomAccessFile, WritableFile};
+use crate::error::{Error, Result};
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Bytes buffered in user space before a `write(2)`: large enough that table and log appends of
+/// a few hundred bytes do not each cost a system call.
+const WRITE_BUFFER: usize = 64 * 1024;
+
+/// The operating system's file system.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PosixFs;
+
+struct PosixWritable {
+    file: File,
+    path: PathBuf,
+    buf: Vec<u8>,
+    len: u64,
+}
+
+impl PosixWritable {
+    fn write_out(&mut self) -> Result<()> {
+        if !self.buf.is_empty() {
+            self.file
+                .write_all(&self.buf)
+                .map_err(|e| Error::io("write", &self.path, e))?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+impl WritableFile for PosixWritable {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        if self.buf.len() + data.len() > WRITE_BUFFER {
+            self.write_out()?;
+        }
+        if data.len() >= WRITE_BUFFER {
+            self.file
+                .write_all(data)
+                .map_err(|e| Error::io("write", &self.path, e))?;
+        } else {
+            self.buf.extend_from_slice(data);
+        }
+        self.len += data.len() as u64;
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.write_out()
+    }
+    fn sync(&mut self) -> Result<()> {
+        self.write_out()?;
+        self.file
+            .sync_data()
+            .map_err(|e| Error::io("fsync", &self.path, e))
+    }
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl Drop for PosixWritable {
+    fn drop(&mut self) {
+        // Best effort: an explicit flush or sync reports errors; drop cannot.
+        let _ = self.write_out();
+    }
+}
+
+struct PosixRandom {
+    file: File,
+    path: PathBuf,
+    len: u64,
+}
+
+impl RandomAccessFile for PosixRandom {
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.file.read_exact_at(buf, offset).map_err(|e| {
+            Error::io(
+                format!("read {} bytes at offset {offset} of", buf.len()),
+                &self.path,
+                e,
+            )
+        })
+    }
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+struct PosixLock {
+    _file: File,
+}
+
+impl FileLock for PosixLock {}
+
+impl FileSystem for PosixFs {
+    fn create_file(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(|e| Error::io("create", path, e))?;
+        Ok(Box::new(PosixWritable {
+            file,
+            path: path.to_path_buf(),
+            buf: Vec::with_capacity(WRITE_BUFFER),
+            len: 0,
+        }))
+    }
+    fn open_random(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+        let file = File::open(path).map_err(|e| Error::io("open", path, e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| Error::io("stat", path, e))?
+            .len();
+        Ok(Arc::new(PosixRandom {
+            file,
+            path: path.to_path_buf(),
+            len,
+        }))
+    }
+    fn read_file(&self, path: &Path) -> Result<Vec<u8>> {
+        fs::read(path).map_err(|e| Error::io("read", path, e))
+    }
+    fn remove_file(&self, path: &Path) -> Result<()> {
+        fs::remove_file(path).map_err(|e| Error::io("remove", path, e))
+    }
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        fs::rename(from, to).map_err(|e| Error::io(format!("rename to {}", to.display()), from, e))
+    }
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+    fn list_dir(&self, path: &Path) -> Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(path).map_err(|e| Error::io("list", path, e))? {
+            let entry = entry.map_err(|e| Error::io("list", path, e))?;
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        Ok(names)
+    }
+    fn create_dir_all(&self, path: &Path) -> Result<()> {
+        fs::create_dir_all(path).map_err(|e| Error::io("create directory", path, e))
+    }
+    fn sync_dir(&self, path: &Path) -> Result<()> {
+        let dir = File::open(path).map_err(|e| Error::io("open directory", path, e))?;
+        dir.sync_all()
+            .map_err(|e| Error::io("fsync directory", path, e))
+    }
+    fn file_size(&self, path: &Path) -> Result<u64> {
+        Ok(fs::metadata(path)
+            .map_err(|e| Error::io("stat", path, e))?
+            .len())
+    }
+    fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| Error::io("open lock file", path, e))?;
+        // SAFETY: flock on a file descriptor we own; no memory is shared with the kernel.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc != 0 {
+            return Err(Error::NotADatabase(format!(
+                "{} is locked: the database is already open in this or another process",
+                path.display()
+            )));
+        }
+        Ok(Box::new(PosixLock { _file: file }))
+    }
+}

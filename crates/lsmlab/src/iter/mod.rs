@@ -1,0 +1,32 @@
+//! The internal iterator: the one cursor interface of the read path.
+//!
+//! Data blocks, tables, memtables, levels and the merge of them all are internal iterators over
+//! internal keys in [`compare_internal`](crate::key::compare_internal) order; the user-facing
+//! iterator sits on top and hides versions and deletions.
+
+use crate::error::Result;
+
+/// A bidirectional cursor over internal keys and their values.
+///
+/// After any positioning call, either `valid()` is true and `key()`/`value()` are the current
+/// entry, or the cursor is exhausted (or failed: `status()` tells).
+pub trait InternalIterator: Send {
+    /// True when positioned at an entry.
+    fn valid(&self) -> bool;
+    /// Moves to the first entry.
+    fn seek_to_first(&mut self);
+    /// Moves to the last entry.
+    fn seek_to_last(&mut self);
+    /// Moves to the first entry whose internal key is ≥ `target`.
+    fn seek(&mut self, target: &[u8]);
+    /// Moves to the next entry. Requires `valid()`.
+    fn next(&mut self);
+    /// Moves to the previous entry. Requires `valid()`.
+    fn prev(&mut self);
+    /// The current internal key. Requires `valid()`.
+    fn key(&self) -> &[u8];
+    /// The current value. Requires `valid()`.
+    fn value(&self) -> &[u8];
+    /// The first error met, if any; a failed iterator is not valid.
+    fn status(&self) -> Result<()>;
+}

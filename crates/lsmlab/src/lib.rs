@@ -1,0 +1,29 @@
+//! lsmlab: a crash-safe LSM-tree key-value store with every knob LSM studies turn.
+//!
+//! ```no_run
+//! use lsmlab::{Db, Options};
+//! let db = Db::open("/tmp/lsmlab-example", Options::default())?;
+//! db.put(b"key", b"value")?;
+//! assert_eq!(db.get(b"key")?, Some(b"value".to_vec()));
+//! # Ok::<(), lsmlab::Error>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod batch;
+pub mod cache;
+pub mod coding;
+pub mod db;
+pub mod env;
+pub mod error;
+pub mod filter;
+pub mod iter;
+pub mod key;
+pub mod options;
+pub mod sst;
+pub mod stats;
+
+pub use batch::WriteBatch;
+pub use db::{Db, DbIterator, Snapshot};
+pub use error::{Error, Result};
+pub use options::{Compression, Options, ReadOptions, WriteOptions};
+pub use stats::{HistogramKind, Statistics, Ticker};

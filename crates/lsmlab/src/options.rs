@@ -1,0 +1,246 @@
+//! Options: what each knob does, its default, and when to change it.
+//!
+//! Names and defaults follow RocksDB's where RocksDB has the knob (and `db_bench`'s flag of the
+//! same name sets it), so a study's settings carry over unchanged.
+
+use crate::env::{FileSystem, PosixFs};
+use crate::error::{Error, Result};
+use crate::filter::FilterOptions;
+use std::fmt;
+use std::sync::Arc;
+
+/// How blocks are compressed on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compression {
+    /// Blocks are stored as they are. Default: the studies run with `--compression_type=none`.
+    #[default]
+    None,
+    /// LZ4 block compression: fast, moderate ratio.
+    Lz4,
+    /// Zstandard at level 3: slower, better ratio.
+    Zstd,
+}
+
+impl Compression {
+    /// Parses db_bench's `--compression_type` values: `none`, `lz4`, `zstd`.
+    pub fn parse(s: &str) -> Result<Compression> {
+        match s {
+            "none" | "kNoCompression" => Ok(Compression::None),
+            "lz4" | "kLZ4Compression" => Ok(Compression::Lz4),
+            "zstd" | "kZSTD" => Ok(Compression::Zstd),
+            other => Err(Error::InvalidArgument(format!(
+                "compression: unknown type {other:?}; allowed: none, lz4, zstd"
+            ))),
+        }
+    }
+}
+
+/// Options of a database, fixed at open.
+#[derive(Clone)]
+pub struct Options {
+    /// Create the database if the directory holds none. Default: true.
+    pub create_if_missing: bool,
+    /// Refuse to open an existing database. Default: false.
+    pub error_if_exists: bool,
+    /// Treat any corruption found at recovery as fatal instead of recovering what is intact.
+    /// A torn WAL tail (the last record of a crash) is always tolerated. Default: true.
+    pub paranoid_checks: bool,
+    /// Bytes of writes a memtable gathers before it is frozen and flushed to a level-0 table.
+    /// Larger: fewer, larger L0 files and less write amplification, more memory and a longer
+    /// recovery. Default: 64 MiB (RocksDB).
+    pub write_buffer_size: usize,
+    /// Memtables (the active one plus those waiting for flush) before writes stop to wait for a
+    /// flush. Default: 2.
+    pub max_write_buffer_number: usize,
+    /// Level-0 files that trigger a compaction into level 1. Default: 4.
+    pub level0_file_num_compaction_trigger: usize,
+    /// Level-0 files at which each write is delayed to let compaction catch up. Default: 20.
+    pub level0_slowdown_writes_trigger: usize,
+    /// Level-0 files at which writes stop until compaction brings the count down. Default: 36.
+    pub level0_stop_writes_trigger: usize,
+    /// Target size of level 1 in bytes; level n+1 targets `multiplier` times level n.
+    /// Default: 256 MiB.
+    pub max_bytes_for_level_base: u64,
+    /// Growth factor between level targets. Default: 10.
+    pub max_bytes_for_level_multiplier: f64,
+    /// Size at which compaction output is cut into a new table. Default: 64 MiB.
+    pub target_file_size_base: u64,
+    /// Number of levels, including level 0. Default: 7.
+    pub num_levels: usize,
+    /// Threads for flushes and compactions together. Default: 2.
+    pub max_background_jobs: usize,
+    /// Uncompressed bytes of user data per data block. Smaller blocks read less per get and
+    /// cost a larger index. Default: 4096.
+    pub block_size: usize,
+    /// Keys between restart points in a data block (prefix compression restarts there).
+    /// Default: 16.
+    pub block_restart_interval: usize,
+    /// Compression of table blocks. Default: none.
+    pub compression: Compression,
+    /// Capacity of the block cache in bytes; 0 disables it. Default: 8 MiB (RocksDB 7.8).
+    pub block_cache_size: usize,
+    /// The filter built for every table. Default: none (bits per key 0), as RocksDB.
+    pub filter: FilterOptions,
+    /// Record latency histograms (`rocksdb.db.get.micros`, …). Tickers are always counted.
+    /// Default: false, since timing every operation costs two clock reads.
+    pub statistics: bool,
+    /// Never compact automatically (flushes still happen). Default: false.
+    pub disable_auto_compactions: bool,
+    /// The file system. Default: the operating system's.
+    pub fs: Arc<dyn FileSystem>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            create_if_missing: true,
+            error_if_exists: false,
+            paranoid_checks: true,
+            write_buffer_size: 64 << 20,
+            max_write_buffer_number: 2,
+            level0_file_num_compaction_trigger: 4,
+            level0_slowdown_writes_trigger: 20,
+            level0_stop_writes_trigger: 36,
+            max_bytes_for_level_base: 256 << 20,
+            max_bytes_for_level_multiplier: 10.0,
+            target_file_size_base: 64 << 20,
+            num_levels: 7,
+            max_background_jobs: 2,
+            block_size: 4096,
+            block_restart_interval: 16,
+            compression: Compression::None,
+            block_cache_size: 8 << 20,
+            filter: FilterOptions::default(),
+            statistics: false,
+            disable_auto_compactions: false,
+            fs: Arc::new(PosixFs),
+        }
+    }
+}
+
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Options")
+            .field("write_buffer_size", &self.write_buffer_size)
+            .field("max_write_buffer_number", &self.max_write_buffer_number)
+            .field(
+                "level0_file_num_compaction_trigger",
+                &self.level0_file_num_compaction_trigger,
+            )
+            .field("max_bytes_for_level_base", &self.max_bytes_for_level_base)
+            .field("target_file_size_base", &self.target_file_size_base)
+            .field("num_levels", &self.num_levels)
+            .field("block_size", &self.block_size)
+            .field("compression", &self.compression)
+            .field("filter", &self.filter)
+            .finish_non_exhaustive()
+    }
+}
+
+fn invalid(option: &str, value: impl fmt::Display, allowed: &str) -> Error {
+    Error::InvalidArgument(format!("{option} = {value}: {allowed}"))
+}
+
+impl Options {
+    /// Checks every option; the error names the first bad one and what is allowed.
+    pub fn validate(&self) -> Result<()> {
+        if self.write_buffer_size < 4096 {
+            return Err(invalid(
+                "write_buffer_size",
+                self.write_buffer_size,
+                "must be at least 4096 bytes",
+            ));
+        }
+        if self.max_write_buffer_number < 2 {
+            return Err(invalid(
+                "max_write_buffer_number",
+                self.max_write_buffer_number,
+                "must be at least 2",
+            ));
+        }
+        if self.level0_file_num_compaction_trigger < 1 {
+            return Err(invalid(
+                "level0_file_num_compaction_trigger",
+                0,
+                "must be at least 1",
+            ));
+        }
+        if self.level0_slowdown_writes_trigger < self.level0_file_num_compaction_trigger {
+            return Err(invalid(
+                "level0_slowdown_writes_trigger",
+                self.level0_slowdown_writes_trigger,
+                "must be at least level0_file_num_compaction_trigger",
+            ));
+        }
+        if self.level0_stop_writes_trigger < self.level0_slowdown_writes_trigger {
+            return Err(invalid(
+                "level0_stop_writes_trigger",
+                self.level0_stop_writes_trigger,
+                "must be at least level0_slowdown_writes_trigger",
+            ));
+        }
+        if self.max_bytes_for_level_base < 1024 {
+            return Err(invalid(
+                "max_bytes_for_level_base",
+                self.max_bytes_for_level_base,
+                "must be at least 1024 bytes",
+            ));
+        }
+        if !(self.max_bytes_for_level_multiplier > 1.0
+            && self.max_bytes_for_level_multiplier <= 1000.0)
+        {
+            return Err(invalid(
+                "max_bytes_for_level_multiplier",
+                self.max_bytes_for_level_multiplier,
+                "must be in (1, 1000]",
+            ));
+        }
+        if self.target_file_size_base < 1024 {
+            return Err(invalid(
+                "target_file_size_base",
+                self.target_file_size_base,
+                "must be at least 1024 bytes",
+            ));
+        }
+        if !(2..=32).contains(&self.num_levels) {
+            return Err(invalid("num_levels", self.num_levels, "must be in 2..=32"));
+        }
+        if self.max_background_jobs < 1 {
+            return Err(invalid("max_background_jobs", 0, "must be at least 1"));
+        }
+        if !(256..=(64 << 20)).contains(&self.block_size) {
+            return Err(invalid(
+                "block_size",
+                self.block_size,
+                "must be in 256..=67108864 bytes",
+            ));
+        }
+        if !(1..=1024).contains(&self.block_restart_interval) {
+            return Err(invalid(
+                "block_restart_interval",
+                self.block_restart_interval,
+                "must be in 1..=1024",
+            ));
+        }
+        self.filter.validate()
+    }
+}
+
+/// Options of one write.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WriteOptions {
+    /// Sync the WAL before acknowledging. Without it a process crash loses nothing but a power
+    /// cut may lose the last writes. Default: false (RocksDB).
+    pub sync: bool,
+    /// Skip the WAL: the write is lost on any crash before the next flush. Default: false.
+    pub disable_wal: bool,
+}
+
+/// Options of one read.
+#[derive(Clone, Default)]
+pub struct ReadOptions {
+    /// Read as of this snapshot instead of the latest state.
+    pub snapshot: Option<crate::Snapshot>,
+    /// Do not insert blocks read into the block cache (bulk scans). Default: false.
+    pub no_fill_cache: bool,
+}

@@ -1,0 +1,287 @@
+//! Tickers and histograms, named as RocksDB names them so existing parsers read them.
+//!
+//! A ticker is a counter; a histogram records a distribution (microseconds, bytes, counts).
+//! [`Statistics::to_rocksdb_string`] prints them exactly as `db_bench --statistics` does.
+
+use hdrhistogram::Histogram;
+use parking_lot::Mutex;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+macro_rules! named_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident => $s:expr,)* }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[repr(usize)]
+        pub enum $name { $($(#[$vm])* $v,)* }
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$v,)*];
+            /// The name printed in statistics dumps.
+            pub fn name(self) -> &'static str { match self { $($name::$v => $s,)* } }
+        }
+    };
+}
+
+named_enum!(
+    /// Counters.
+    Ticker {
+        /// Block cache lookups that missed.
+        BlockCacheMiss => "rocksdb.block.cache.miss",
+        /// Block cache lookups that hit.
+        BlockCacheHit => "rocksdb.block.cache.hit",
+        /// Blocks inserted into the block cache.
+        BlockCacheAdd => "rocksdb.block.cache.add",
+        /// Data-block cache misses.
+        BlockCacheDataMiss => "rocksdb.block.cache.data.miss",
+        /// Data-block cache hits.
+        BlockCacheDataHit => "rocksdb.block.cache.data.hit",
+        /// Filter probes that said "absent" (a table read saved).
+        BloomFilterUseful => "rocksdb.bloom.filter.useful",
+        /// Filter probes that said "maybe present".
+        BloomFilterFullPositive => "rocksdb.bloom.filter.full.positive",
+        /// "Maybe present" answers where the key was present.
+        BloomFilterFullTruePositive => "rocksdb.bloom.filter.full.true.positive",
+        /// Gets answered by a memtable.
+        MemtableHit => "rocksdb.memtable.hit",
+        /// Gets not answered by any memtable.
+        MemtableMiss => "rocksdb.memtable.miss",
+        /// Gets answered by level 0.
+        GetHitL0 => "rocksdb.l0.hit",
+        /// Gets answered by level 1.
+        GetHitL1 => "rocksdb.l1.hit",
+        /// Gets answered by level 2 or deeper.
+        GetHitL2AndUp => "rocksdb.l2andup.hit",
+        /// Keys written.
+        NumberKeysWritten => "rocksdb.number.keys.written",
+        /// Keys read by gets.
+        NumberKeysRead => "rocksdb.number.keys.read",
+        /// Gets that found their key.
+        NumberKeysFound => "rocksdb.number.keys.found",
+        /// User bytes written (key + value).
+        BytesWritten => "rocksdb.bytes.written",
+        /// User bytes returned by gets.
+        BytesRead => "rocksdb.bytes.read",
+        /// Seeks on iterators.
+        NumberDbSeek => "rocksdb.number.db.seek",
+        /// Next calls on iterators.
+        NumberDbNext => "rocksdb.number.db.next",
+        /// Prev calls on iterators.
+        NumberDbPrev => "rocksdb.number.db.prev",
+        /// Microseconds writers waited in slowdowns and stops.
+        StallMicros => "rocksdb.stall.micros",
+        /// Bytes read by compactions.
+        CompactReadBytes => "rocksdb.compact.read.bytes",
+        /// Bytes written by compactions.
+        CompactWriteBytes => "rocksdb.compact.write.bytes",
+        /// Bytes written by flushes.
+        FlushWriteBytes => "rocksdb.flush.write.bytes",
+        /// Bytes written to the WAL.
+        WalFileBytes => "rocksdb.wal.bytes",
+        /// WAL syncs.
+        WalFileSynced => "rocksdb.wal.synced",
+        /// Writes done by their own thread as group leader.
+        WriteDoneBySelf => "rocksdb.write.self",
+        /// Writes done by another thread's group commit.
+        WriteDoneByOther => "rocksdb.write.other",
+        /// Writes that asked for the WAL.
+        WriteWithWal => "rocksdb.write.wal",
+        /// Entries dropped by compaction because a newer version shadows them.
+        CompactionKeyDropNewerEntry => "rocksdb.compaction.key.drop.new",
+        /// Deletion markers dropped by compaction at the bottom of the tree.
+        CompactionKeyDropObsolete => "rocksdb.compaction.key.drop.obsolete",
+        /// Bytes read from disk by gets and iterators.
+        GetReadBytes => "lsmlab.user.read.bytes",
+        /// Tables probed by gets (a table whose key range contained the key).
+        FilesProbed => "lsmlab.get.files.probed",
+        /// Gets that found their key in a table.
+        GetsFoundOnDisk => "lsmlab.get.found.on.disk",
+        /// Tables checked by gets that found their key on disk, up to the one that held it.
+        FilesCheckedFound => "lsmlab.get.files.checked.found",
+        /// Compactions run.
+        Compactions => "lsmlab.compactions",
+        /// Compactions that moved a file without rewriting it.
+        TrivialMoves => "lsmlab.trivial.moves",
+        /// Flushes run.
+        Flushes => "lsmlab.flushes",
+        /// Filter blocks written.
+        FilterBlocksBuilt => "lsmlab.filter.blocks.built",
+        /// Microseconds spent building filter blocks.
+        FilterBuildMicros => "lsmlab.filter.build.micros",
+    }
+);
+
+named_enum!(
+    /// Distributions.
+    HistogramKind {
+        /// Microseconds per get.
+        DbGet => "rocksdb.db.get.micros",
+        /// Microseconds per write.
+        DbWrite => "rocksdb.db.write.micros",
+        /// Microseconds per iterator seek.
+        DbSeek => "rocksdb.db.seek.micros",
+        /// Microseconds per compaction.
+        CompactionTime => "rocksdb.compaction.times.micros",
+        /// CPU microseconds per compaction.
+        CompactionCpuTime => "rocksdb.compaction.times.cpu_micros",
+        /// Microseconds per flush.
+        FlushTime => "rocksdb.db.flush.micros",
+        /// Microseconds per table-file write call.
+        SstWrite => "rocksdb.sst.write.micros",
+        /// Microseconds per table-file read.
+        SstRead => "rocksdb.sst.read.micros",
+        /// Microseconds per WAL sync.
+        WalSync => "rocksdb.wal.file.sync.micros",
+        /// Microseconds writers stalled.
+        WriteStall => "rocksdb.db.write.stall",
+        /// Microseconds per blob-file write.
+        BlobFileWrite => "rocksdb.blobdb.blob.file.write.micros",
+        /// Tables probed per get.
+        FilesProbedPerGet => "lsmlab.get.files.probed.per.get",
+    }
+);
+
+/// Highest value a histogram holds; larger values are clamped (an hour in microseconds).
+const HISTOGRAM_MAX: u64 = 3_600_000_000;
+
+/// The tickers and histograms of one database.
+pub struct Statistics {
+    tickers: Vec<AtomicU64>,
+    histograms: Vec<Mutex<Histogram<u64>>>,
+}
+
+impl Default for Statistics {
+    fn default() -> Self {
+        Statistics::new()
+    }
+}
+
+/// A summary of one histogram.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HistogramSummary {
+    /// Values recorded.
+    pub count: u64,
+    /// Sum of the values.
+    pub sum: u64,
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+impl Statistics {
+    /// All counters at zero.
+    pub fn new() -> Statistics {
+        Statistics {
+            tickers: Ticker::ALL.iter().map(|_| AtomicU64::new(0)).collect(),
+            histograms: HistogramKind::ALL
+                .iter()
+                .map(|_| {
+                    // 3 significant digits, as RocksDB's buckets are coarser than that.
+                    Mutex::new(
+                        Histogram::new_with_bounds(1, HISTOGRAM_MAX, 3)
+                            .expect("constant histogram bounds are valid"),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// Adds `n` to a ticker.
+    #[inline]
+    pub fn add(&self, t: Ticker, n: u64) {
+        self.tickers[t as usize].fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Current value of a ticker.
+    pub fn ticker(&self, t: Ticker) -> u64 {
+        self.tickers[t as usize].load(Ordering::Relaxed)
+    }
+
+    /// Records one value in a histogram.
+    pub fn record(&self, h: HistogramKind, value: u64) {
+        // The histogram's floor is 1: a sub-microsecond operation counts as 1 µs.
+        self.histograms[h as usize]
+            .lock()
+            .saturating_record(value.clamp(1, HISTOGRAM_MAX));
+    }
+
+    /// Summary of one histogram.
+    pub fn histogram(&self, h: HistogramKind) -> HistogramSummary {
+        let hist = self.histograms[h as usize].lock();
+        if hist.is_empty() {
+            return HistogramSummary::default();
+        }
+        let sum = hist
+            .iter_recorded()
+            .map(|v| v.value_iterated_to() * v.count_at_value())
+            .sum();
+        HistogramSummary {
+            count: hist.len(),
+            sum,
+            p50: hist.value_at_quantile(0.50) as f64,
+            p95: hist.value_at_quantile(0.95) as f64,
+            p99: hist.value_at_quantile(0.99) as f64,
+            max: hist.max() as f64,
+        }
+    }
+
+    /// Resets every ticker and histogram (between benchmarks).
+    pub fn reset(&self) {
+        for t in &self.tickers {
+            t.store(0, Ordering::Relaxed);
+        }
+        for h in &self.histograms {
+            h.lock().reset();
+        }
+    }
+
+    /// The dump `db_bench --statistics` prints: `name COUNT : n` lines, then
+    /// `name P50 : x P95 : x P99 : x P100 : x COUNT : n SUM : s` lines.
+    pub fn to_rocksdb_string(&self) -> String {
+        let mut s = String::new();
+        for &t in Ticker::ALL {
+            let _ = writeln!(s, "{} COUNT : {}", t.name(), self.ticker(t));
+        }
+        for &h in HistogramKind::ALL {
+            let v = self.histogram(h);
+            let _ = writeln!(
+                s,
+                "{} P50 : {:.6} P95 : {:.6} P99 : {:.6} P100 : {:.6} COUNT : {} SUM : {}",
+                h.name(),
+                v.p50,
+                v.p95,
+                v.p99,
+                v.max,
+                v.count,
+                v.sum
+            );
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dump_uses_rocksdb_line_formats() {
+        let s = Statistics::new();
+        s.add(Ticker::BloomFilterUseful, 7);
+        s.record(HistogramKind::DbGet, 10);
+        s.record(HistogramKind::DbGet, 30);
+        let text = s.to_rocksdb_string();
+        assert!(text.contains("rocksdb.bloom.filter.useful COUNT : 7\n"));
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("rocksdb.db.get.micros "))
+            .unwrap();
+        assert!(line.contains("COUNT : 2 SUM : 40"), "{line}");
+        assert!(line.contains("P100 : 30.000000"), "{line}");
+    }
+}
