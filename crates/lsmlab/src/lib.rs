@@ -12,15 +12,21 @@
 pub mod batch;
 pub mod cache;
 pub mod coding;
+pub mod compaction;
 pub mod db;
 pub mod env;
 pub mod error;
+pub mod filename;
 pub mod filter;
 pub mod iter;
 pub mod key;
+pub mod memtable;
 pub mod options;
 pub mod sst;
 pub mod stats;
+pub mod table_cache;
+pub mod version;
+pub mod wal;
 
 pub use batch::WriteBatch;
 pub use db::{Db, DbIterator, Snapshot};

@@ -142,6 +142,16 @@ fn invalid(option: &str, value: impl fmt::Display, allowed: &str) -> Error {
 }
 
 impl Options {
+    /// How tables written to `level` are built.
+    pub fn table_options(&self, level: usize) -> crate::sst::TableOptions {
+        crate::sst::TableOptions {
+            block_size: self.block_size,
+            block_restart_interval: self.block_restart_interval,
+            compression: self.compression,
+            filter: self.filter.policy_for_level(level).map(Arc::from),
+        }
+    }
+
     /// Checks every option; the error names the first bad one and what is allowed.
     pub fn validate(&self) -> Result<()> {
         if self.write_buffer_size < 4096 {

@@ -1,178 +1,379 @@
-//! PLACEHOLDER for the helpers' worktrees: the public API of the database with an in-memory map
-//! behind it. The real engine replaces this file; the signatures stay.
+//! The database: open and recovery, the write path with group commit, the read path, and the
+//! background flush and compaction threads.
+//!
+//! Locks, always taken in this order: `wal` (held by the group-commit leader) → `state`.
+//! Readers take neither: they clone the current [`SuperVersion`] under a short read lock.
 
-use crate::env::{Env, IoStats};
-use crate::error::Result;
+mod background;
+mod iter;
+mod properties;
+mod recovery;
+mod snapshot;
+mod value;
+mod write;
+
+pub use iter::DbIterator;
+pub use snapshot::Snapshot;
+
+use crate::cache::BlockCache;
+use crate::compaction::{LayoutPolicy, LeveledPolicy};
+use crate::env::{Env, FileLock, IoCategory, IoStats};
+use crate::error::{Error, Result};
+use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
+use crate::key::SequenceNumber;
+use crate::memtable::{Lookup, MemTable, MemTableIter};
 use crate::options::{Options, ReadOptions, WriteOptions};
-use crate::stats::Statistics;
+use crate::stats::{HistogramKind, Statistics, Ticker};
+use crate::table_cache::TableCache;
+use crate::version::{FileReaper, Version, VersionSet};
+use crate::wal::LogWriter;
 use crate::WriteBatch;
-use parking_lot::RwLock;
-use std::collections::BTreeMap;
-use std::path::Path;
+use parking_lot::{Condvar, Mutex, RwLock};
+use snapshot::SnapshotList;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+use write::Writer;
 
-/// A consistent read view.
-#[derive(Clone)]
-pub struct Snapshot {
-    seq: u64,
+/// What a read needs: the memtables and the version, taken together.
+pub(crate) struct SuperVersion {
+    pub(crate) mem: Arc<MemTable>,
+    /// Immutable memtables, newest first.
+    pub(crate) imms: Vec<Arc<MemTable>>,
+    pub(crate) version: Arc<Version>,
 }
 
-impl Snapshot {
-    /// The sequence number the snapshot reads at.
-    pub fn sequence(&self) -> u64 {
-        self.seq
-    }
+/// The write-ahead log and the memtable it feeds; only the group-commit leader touches them.
+pub(crate) struct WalState {
+    pub(crate) log: Option<LogWriter>,
+    pub(crate) number: u64,
+    pub(crate) mem: Arc<MemTable>,
 }
 
-/// An open database; share it between threads (it is `Send + Sync`).
+/// Per-level compaction figures for `rocksdb.stats`, indexed by output level.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LevelStats {
+    pub(crate) count: u64,
+    pub(crate) read_level: u64,
+    pub(crate) read_next: u64,
+    pub(crate) written: u64,
+    pub(crate) moved: u64,
+    pub(crate) micros: u64,
+    pub(crate) cpu_micros: u64,
+    pub(crate) keys_in: u64,
+    pub(crate) keys_dropped: u64,
+}
+
+pub(crate) struct State {
+    pub(crate) versions: VersionSet,
+    /// Immutable memtables waiting for flush, oldest first.
+    pub(crate) imms: VecDeque<Arc<MemTable>>,
+    /// Number of the WAL the active memtable writes to.
+    pub(crate) mem_wal_number: u64,
+    pub(crate) flush_running: bool,
+    pub(crate) compaction_running: bool,
+    pub(crate) manual_compaction_waiting: usize,
+    pub(crate) bg_error: Option<Error>,
+    pub(crate) level_stats: Vec<LevelStats>,
+}
+
+pub(crate) struct DbInner {
+    pub(crate) dir: PathBuf,
+    pub(crate) opts: Options,
+    pub(crate) env: Env,
+    pub(crate) stats: Arc<Statistics>,
+    pub(crate) tables: Arc<TableCache>,
+    pub(crate) policy: Box<dyn LayoutPolicy>,
+    pub(crate) state: Mutex<State>,
+    /// Signalled when background work finishes or is needed.
+    pub(crate) bg_cv: Condvar,
+    pub(crate) super_version: RwLock<Arc<SuperVersion>>,
+    pub(crate) queue: Mutex<VecDeque<Arc<Writer>>>,
+    pub(crate) queue_cv: Condvar,
+    pub(crate) wal: Mutex<WalState>,
+    /// The last sequence number visible to readers.
+    pub(crate) last_seq: AtomicU64,
+    pub(crate) snapshots: Arc<SnapshotList>,
+    pub(crate) shutting_down: AtomicBool,
+    /// Level-0 table count of the current version, read by writers without a lock.
+    pub(crate) l0_files: AtomicUsize,
+    pub(crate) _lock: Box<dyn FileLock>,
+}
+
+/// An open database. It is `Send + Sync`: share it between threads with an `Arc` or by
+/// reference. Dropping it closes it.
 pub struct Db {
-    map: RwLock<BTreeMap<Vec<u8>, Vec<u8>>>,
-    stats: Arc<Statistics>,
-    env: Env,
+    inner: Arc<DbInner>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl Db {
-    /// Opens (creating if allowed) the database at `path`.
-    pub fn open(_path: impl AsRef<Path>, options: Options) -> Result<Db> {
-        options.validate()?;
-        Ok(Db {
-            map: RwLock::new(BTreeMap::new()),
-            stats: Arc::new(Statistics::new()),
-            env: Env::new(options.fs.clone()),
-        })
+    /// Opens the database at `path`, creating it if `create_if_missing` allows, and recovers
+    /// every write acknowledged before the last close or crash.
+    pub fn open(path: impl AsRef<Path>, options: Options) -> Result<Db> {
+        let inner = Arc::new(recovery::open(
+            path.as_ref(),
+            options,
+            Box::new(LeveledPolicy),
+        )?);
+        let db = Db {
+            threads: Mutex::new(background::start(&inner)?),
+            inner,
+        };
+        Ok(db)
     }
-    /// Deletes every file of the database at `path`.
-    pub fn destroy(_path: impl AsRef<Path>, _options: &Options) -> Result<()> {
-        Ok(())
+
+    /// Deletes the database at `path` (every file it owns, then the directory if empty).
+    pub fn destroy(path: impl AsRef<Path>, options: &Options) -> Result<()> {
+        recovery::destroy(path.as_ref(), options)
     }
+
     /// Sets `key` to `value`.
     pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
-        self.map.write().insert(key.to_vec(), value.to_vec());
-        Ok(())
+        let mut b = WriteBatch::new();
+        b.put(key, value);
+        self.write(&WriteOptions::default(), b)
     }
-    /// Deletes `key`.
+
+    /// Deletes `key` (a no-op if absent).
     pub fn delete(&self, key: &[u8]) -> Result<()> {
-        self.map.write().remove(key);
-        Ok(())
+        let mut b = WriteBatch::new();
+        b.delete(key);
+        self.write(&WriteOptions::default(), b)
     }
-    /// Applies a batch atomically.
-    pub fn write(&self, _opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
-        let mut m = self.map.write();
-        for r in batch.records() {
-            match r.kind {
-                crate::key::ValueKind::Deletion => m.remove(r.key),
-                _ => m.insert(r.key.to_vec(), r.value.to_vec()),
-            };
+
+    /// Applies every record of `batch` atomically.
+    pub fn write(&self, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
+        let start = self.inner.opts.statistics.then(Instant::now);
+        let r = write::write(&self.inner, opts, batch);
+        if let Some(t) = start {
+            self.inner
+                .stats
+                .record(HistogramKind::DbWrite, t.elapsed().as_micros() as u64);
+        }
+        r
+    }
+
+    /// The value of `key`, or `None` if absent.
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.get_with(&ReadOptions::default(), key)
+    }
+
+    /// The value of `key` as of `opts.snapshot` (or now).
+    pub fn get_with(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let inner = &self.inner;
+        let start = inner.opts.statistics.then(Instant::now);
+        let seq = match &opts.snapshot {
+            Some(s) => s.sequence(),
+            None => inner.last_seq.load(Ordering::Acquire),
+        };
+        let sv = inner.super_version.read().clone();
+        let mut found = Lookup::Absent;
+        for mem in std::iter::once(&sv.mem).chain(sv.imms.iter()) {
+            found = mem.get(key, seq);
+            if found != Lookup::Absent {
+                break;
+            }
+        }
+        let stats = &inner.stats;
+        if found == Lookup::Absent {
+            stats.add(Ticker::MemtableMiss, 1);
+            let (f, hit) = sv.version.get(&inner.tables, stats, key, seq)?;
+            inner.policy.on_get(hit);
+            found = f;
+        } else {
+            stats.add(Ticker::MemtableHit, 1);
+        }
+        stats.add(Ticker::NumberKeysRead, 1);
+        let result = match found {
+            Lookup::Found(kind, raw) => {
+                let v = value::resolve(kind, &raw)?;
+                stats.add(Ticker::NumberKeysFound, 1);
+                stats.add(Ticker::BytesRead, (key.len() + v.len()) as u64);
+                Some(v)
+            }
+            Lookup::Deleted | Lookup::Absent => None,
+        };
+        if let Some(t) = start {
+            stats.record(HistogramKind::DbGet, t.elapsed().as_micros() as u64);
+        }
+        Ok(result)
+    }
+
+    /// A cursor over every key as of `opts.snapshot` (or now). Position it before use
+    /// (`seek_to_first`, `seek`, `seek_to_last`).
+    pub fn iter(&self, opts: &ReadOptions) -> Result<DbIterator> {
+        let inner = &self.inner;
+        let seq = match &opts.snapshot {
+            Some(s) => s.sequence(),
+            None => inner.last_seq.load(Ordering::Acquire),
+        };
+        let sv = inner.super_version.read().clone();
+        let fill = !opts.no_fill_cache;
+        let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
+        for mem in std::iter::once(&sv.mem).chain(sv.imms.iter()) {
+            children.push(Box::new(MemTableIter::new(mem.clone())));
+        }
+        for f in &sv.version.levels[0] {
+            children.push(inner.tables.get(f.number)?.iter(IoCategory::UserRead, fill));
+        }
+        for files in sv.version.levels.iter().skip(1).filter(|f| !f.is_empty()) {
+            children.push(Box::new(LevelIterator::new(
+                files.clone(),
+                inner.tables.clone(),
+                IoCategory::UserRead,
+                fill,
+            )));
+        }
+        Ok(DbIterator::new(
+            MergingIterator::new(children),
+            seq,
+            inner.stats.clone(),
+        ))
+    }
+
+    /// A snapshot of the current state; reads through it ignore later writes.
+    pub fn snapshot(&self) -> Snapshot {
+        self.inner
+            .snapshots
+            .acquire(self.inner.last_seq.load(Ordering::Acquire))
+    }
+
+    /// Writes the memtable to a level-0 table and waits until it is durable.
+    pub fn flush(&self) -> Result<()> {
+        write::flush_memtable(&self.inner)
+    }
+
+    /// Compacts every table that meets `[begin, end]` (user keys; `None` = unbounded) down to
+    /// the last level that holds data, after flushing the memtable.
+    pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+        self.flush()?;
+        background::compact_range(&self.inner, begin, end)
+    }
+
+    /// Waits until no flush or compaction is pending or running (or one failed).
+    pub fn wait_for_background_work(&self) -> Result<()> {
+        background::wait_idle(&self.inner)
+    }
+
+    /// A RocksDB-named property (`rocksdb.stats`, `rocksdb.num-files-at-level0`, …); `None` for
+    /// an unknown name.
+    pub fn property(&self, name: &str) -> Option<String> {
+        properties::property(&self.inner, name)
+    }
+
+    /// A numeric property; `None` for an unknown or non-numeric name.
+    pub fn property_int(&self, name: &str) -> Option<u64> {
+        properties::property_int(&self.inner, name)
+    }
+
+    /// Tickers and histograms.
+    pub fn statistics(&self) -> Arc<Statistics> {
+        self.inner.stats.clone()
+    }
+
+    /// Bytes and pages read and written, per I/O category.
+    pub fn io_stats(&self) -> Arc<IoStats> {
+        self.inner.env.io.clone()
+    }
+
+    /// The last sequence number visible to readers.
+    pub fn latest_sequence(&self) -> SequenceNumber {
+        self.inner.last_seq.load(Ordering::Acquire)
+    }
+
+    /// Stops background work, syncs the WAL and releases the lock. Writes acknowledged before
+    /// are recovered by the next open.
+    pub fn close(self) -> Result<()> {
+        self.shutdown()
+    }
+
+    fn shutdown(&self) -> Result<()> {
+        let inner = &self.inner;
+        if inner.shutting_down.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        {
+            let _st = inner.state.lock();
+            inner.bg_cv.notify_all();
+        }
+        for t in self.threads.lock().drain(..) {
+            let _ = t.join();
+        }
+        let mut wal = inner.wal.lock();
+        if let Some(log) = wal.log.as_mut() {
+            log.sync()?;
         }
         Ok(())
     }
-    /// The value of `key`.
-    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        Ok(self.map.read().get(key).cloned())
-    }
-    /// The value of `key` with read options (snapshot).
-    pub fn get_with(&self, _opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        self.get(key)
-    }
-    /// A cursor over the database.
-    pub fn iter(&self, _opts: &ReadOptions) -> Result<DbIterator> {
-        Ok(DbIterator {
-            items: self
-                .map
-                .read()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            pos: None,
-        })
-    }
-    /// A snapshot of the current state.
-    pub fn snapshot(&self) -> Snapshot {
-        Snapshot { seq: 0 }
-    }
-    /// Flushes the memtable to a table.
-    pub fn flush(&self) -> Result<()> {
-        Ok(())
-    }
-    /// Compacts the key range (all with `None, None`).
-    pub fn compact_range(&self, _begin: Option<&[u8]>, _end: Option<&[u8]>) -> Result<()> {
-        Ok(())
-    }
-    /// Waits until no flush or compaction is pending or running.
-    pub fn wait_for_background_work(&self) -> Result<()> {
-        Ok(())
-    }
-    /// A RocksDB-named property (`rocksdb.stats`, `rocksdb.num-files-at-level0`, …).
-    pub fn property(&self, _name: &str) -> Option<String> {
-        None
-    }
-    /// A numeric property.
-    pub fn property_int(&self, _name: &str) -> Option<u64> {
-        None
-    }
-    /// Tickers and histograms.
-    pub fn statistics(&self) -> Arc<Statistics> {
-        self.stats.clone()
-    }
-    /// Bytes and pages per I/O category.
-    pub fn io_stats(&self) -> Arc<IoStats> {
-        self.env.io.clone()
-    }
-    /// Flushes nothing, stops background work and releases the lock.
-    pub fn close(self) -> Result<()> {
-        Ok(())
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
     }
 }
 
-/// A bidirectional cursor over user keys.
-pub struct DbIterator {
-    items: Vec<(Vec<u8>, Vec<u8>)>,
-    pos: Option<usize>,
-}
+impl DbInner {
+    /// Publishes a new super version from the given parts.
+    pub(crate) fn install_super_version(&self, st: &State, mem: Arc<MemTable>) {
+        let version = st.versions.current();
+        self.l0_files
+            .store(version.levels[0].len(), Ordering::Relaxed);
+        let sv = SuperVersion {
+            mem,
+            imms: st.imms.iter().rev().cloned().collect(),
+            version,
+        };
+        *self.super_version.write() = Arc::new(sv);
+    }
 
-impl DbIterator {
-    /// True when positioned at an entry.
-    pub fn valid(&self) -> bool {
-        self.pos.is_some()
+    /// The current active memtable (as last published).
+    pub(crate) fn current_mem(&self) -> Arc<MemTable> {
+        self.super_version.read().mem.clone()
     }
-    /// To the first key.
-    pub fn seek_to_first(&mut self) {
-        self.pos = if self.items.is_empty() { None } else { Some(0) };
+
+    /// Records a background failure: writes are refused from now on.
+    pub(crate) fn set_bg_error(&self, st: &mut State, e: Error) {
+        if st.bg_error.is_none() {
+            st.bg_error = Some(e);
+        }
+        self.bg_cv.notify_all();
     }
-    /// To the last key.
-    pub fn seek_to_last(&mut self) {
-        self.pos = self.items.len().checked_sub(1);
+
+    pub(crate) fn check_bg_error(st: &State) -> Result<()> {
+        match &st.bg_error {
+            Some(e) => Err(Error::Background(Box::new(e.clone()))),
+            None => Ok(()),
+        }
     }
-    /// To the first key ≥ `key`.
-    pub fn seek(&mut self, key: &[u8]) {
-        let i = self.items.partition_point(|(k, _)| k.as_slice() < key);
-        self.pos = (i < self.items.len()).then_some(i);
+
+    /// Applies a batch to a memtable at sequences `first..`.
+    pub(crate) fn apply_batch(mem: &MemTable, batch: &WriteBatch, first: SequenceNumber) -> u64 {
+        let mut seq = first;
+        let mut user_bytes = 0u64;
+        for r in batch.records() {
+            mem.add(seq, r.kind, r.key, r.value);
+            user_bytes += (r.key.len() + r.value.len()) as u64;
+            seq += 1;
+        }
+        user_bytes
     }
-    /// To the last key ≤ `key`.
-    pub fn seek_for_prev(&mut self, key: &[u8]) {
-        let i = self.items.partition_point(|(k, _)| k.as_slice() <= key);
-        self.pos = i.checked_sub(1);
+
+    /// The sequence below which compaction may drop shadowed versions.
+    pub(crate) fn smallest_snapshot(&self) -> SequenceNumber {
+        let last = self.last_seq.load(Ordering::Acquire);
+        self.snapshots.oldest().unwrap_or(last).min(last)
     }
-    /// To the next key.
-    pub fn next(&mut self) {
-        self.pos = self
-            .pos
-            .and_then(|p| (p + 1 < self.items.len()).then_some(p + 1));
+
+    pub(crate) fn block_cache(&self) -> Option<&Arc<BlockCache>> {
+        self.tables.block_cache()
     }
-    /// To the previous key.
-    pub fn prev(&mut self) {
-        self.pos = self.pos.and_then(|p| p.checked_sub(1));
-    }
-    /// The current key.
-    pub fn key(&self) -> &[u8] {
-        &self.items[self.pos.unwrap_or(0)].0
-    }
-    /// The current value.
-    pub fn value(&self) -> &[u8] {
-        &self.items[self.pos.unwrap_or(0)].1
-    }
-    /// The first error met.
-    pub fn status(&self) -> Result<()> {
-        Ok(())
+
+    pub(crate) fn reaper_for(env: &Env, dir: &Path, tables: &Arc<TableCache>) -> Arc<FileReaper> {
+        FileReaper::new(env.clone(), dir.to_path_buf(), tables.clone())
     }
 }

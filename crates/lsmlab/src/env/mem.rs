@@ -250,3 +250,10 @@ mod tests {
         assert!(fs.lock_file(p).is_ok());
     }
 }
+
+impl MemFs {
+    /// The bytes of a file (empty if absent), for tests.
+    pub fn read_file_for_test(&self, path: &Path) -> Vec<u8> {
+        self.read_file(path).unwrap_or_default()
+    }
+}

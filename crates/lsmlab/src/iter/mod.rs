@@ -4,6 +4,12 @@
 //! internal keys in [`compare_internal`](crate::key::compare_internal) order; the user-facing
 //! iterator sits on top and hides versions and deletions.
 
+mod level;
+mod merge;
+
+pub use level::LevelIterator;
+pub use merge::MergingIterator;
+
 use crate::error::Result;
 
 /// A bidirectional cursor over internal keys and their values.

@@ -1,0 +1,191 @@
+//! Runs one compaction: merges the input tables, drops what no reader can see, and writes
+//! output tables cut at `target_file_size_base`.
+
+use super::CompactionSpec;
+use crate::env::{Env, IoCategory};
+use crate::error::{Error, Result};
+use crate::filename::table_path;
+use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
+use crate::key::{parse_internal_key, SequenceNumber, ValueKind, MAX_SEQUENCE};
+use crate::options::Options;
+use crate::sst::TableBuilder;
+use crate::stats::{Statistics, Ticker};
+use crate::table_cache::TableCache;
+use crate::version::{NewFile, Version};
+use std::path::Path;
+use std::sync::Arc;
+
+/// What a compaction needs besides its inputs.
+pub struct CompactionParams<'a> {
+    /// The tables to merge.
+    pub spec: &'a CompactionSpec,
+    /// The version the inputs were picked from (deeper levels decide whether a deletion can go).
+    pub version: &'a Version,
+    /// Open tables.
+    pub tables: &'a Arc<TableCache>,
+    /// File system and I/O accounting.
+    pub env: &'a Env,
+    /// Database directory.
+    pub dir: &'a Path,
+    /// Database options.
+    pub opts: &'a Options,
+    /// Versions newer than this may still be read by a snapshot and must be kept.
+    pub smallest_snapshot: SequenceNumber,
+    /// Hands out file numbers for outputs.
+    pub new_file_number: &'a mut dyn FnMut() -> u64,
+    /// Tickers.
+    pub stats: &'a Statistics,
+    /// I/O category of reads and writes.
+    pub category: IoCategory,
+}
+
+/// What a compaction produced.
+#[derive(Debug, Default)]
+pub struct CompactionOutcome {
+    /// Output tables, in key order.
+    pub outputs: Vec<NewFile>,
+    /// Bytes of input tables.
+    pub bytes_read: u64,
+    /// Bytes of output tables.
+    pub bytes_written: u64,
+    /// Entries read.
+    pub entries_in: u64,
+    /// Entries dropped.
+    pub entries_dropped: u64,
+}
+
+struct Output {
+    builder: TableBuilder,
+    number: u64,
+    smallest_seq: u64,
+    largest_seq: u64,
+    deletions: u64,
+}
+
+/// Merges the inputs of `p.spec` into new tables of `p.spec.output_level`.
+pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome> {
+    let spec = p.spec;
+    let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
+    if spec.level == 0 {
+        for f in &spec.inputs[0] {
+            children.push(p.tables.get(f.number)?.iter(p.category, false));
+        }
+    } else {
+        children.push(Box::new(LevelIterator::new(
+            spec.inputs[0].clone(),
+            p.tables.clone(),
+            p.category,
+            false,
+        )));
+    }
+    children.push(Box::new(LevelIterator::new(
+        spec.inputs[1].clone(),
+        p.tables.clone(),
+        p.category,
+        false,
+    )));
+    let mut iter = MergingIterator::new(children);
+    let mut out = CompactionOutcome {
+        bytes_read: spec.all_inputs().map(|f| f.size).sum(),
+        ..Default::default()
+    };
+    let table_opts = p.opts.table_options(spec.output_level);
+    let mut current: Option<Output> = None;
+    let mut last_user_key: Option<Vec<u8>> = None;
+    let mut last_seq_for_key = MAX_SEQUENCE;
+    iter.seek_to_first();
+    while iter.valid() {
+        let ikey = iter.key();
+        let parsed = parse_internal_key(ikey).ok_or_else(|| {
+            Error::corruption(p.dir, 0, "compaction input holds a malformed internal key")
+        })?;
+        out.entries_in += 1;
+        let new_user_key = last_user_key.as_deref() != Some(parsed.user_key);
+        if new_user_key {
+            last_seq_for_key = MAX_SEQUENCE;
+        }
+        // An older version is invisible to every reader once a newer one is at or below the
+        // oldest snapshot; a deletion can go once nothing older can exist below the output.
+        let drop = if last_seq_for_key <= p.smallest_snapshot {
+            p.stats.add(Ticker::CompactionKeyDropNewerEntry, 1);
+            true
+        } else if parsed.kind == ValueKind::Deletion
+            && parsed.seq <= p.smallest_snapshot
+            && is_base_level_for_key(p.version, spec.output_level, parsed.user_key)
+        {
+            p.stats.add(Ticker::CompactionKeyDropObsolete, 1);
+            true
+        } else {
+            false
+        };
+        last_seq_for_key = parsed.seq;
+        if drop {
+            out.entries_dropped += 1;
+        } else {
+            // Cut only between user keys, so that every version of a key stays in one table and
+            // tables of a level have disjoint user-key ranges.
+            if new_user_key
+                && current
+                    .as_ref()
+                    .is_some_and(|c| c.builder.estimated_size() >= p.opts.target_file_size_base)
+            {
+                if let Some(c) = current.take() {
+                    finish_output(c, &mut out)?;
+                }
+            }
+            if current.is_none() {
+                let number = (p.new_file_number)();
+                let path = table_path(p.dir, number);
+                let file = p.env.create(&path, p.category)?;
+                current = Some(Output {
+                    builder: TableBuilder::new(file, path, table_opts.clone()),
+                    number,
+                    smallest_seq: MAX_SEQUENCE,
+                    largest_seq: 0,
+                    deletions: 0,
+                });
+            }
+            if let Some(c) = current.as_mut() {
+                c.builder.add(ikey, iter.value())?;
+                c.smallest_seq = c.smallest_seq.min(parsed.seq);
+                c.largest_seq = c.largest_seq.max(parsed.seq);
+                if parsed.kind == ValueKind::Deletion {
+                    c.deletions += 1;
+                }
+            }
+        }
+        if new_user_key {
+            last_user_key = Some(parsed.user_key.to_vec());
+        }
+        iter.next();
+    }
+    iter.status()?;
+    if let Some(c) = current.take() {
+        finish_output(c, &mut out)?;
+    }
+    Ok(out)
+}
+
+fn finish_output(c: Output, out: &mut CompactionOutcome) -> Result<()> {
+    let summary = c.builder.finish()?;
+    out.bytes_written += summary.file_size;
+    out.outputs.push(NewFile {
+        number: c.number,
+        size: summary.file_size,
+        smallest: summary.smallest,
+        largest: summary.largest,
+        smallest_seq: c.smallest_seq,
+        largest_seq: c.largest_seq,
+        num_entries: summary.properties.num_entries,
+        num_deletions: c.deletions,
+    });
+    Ok(())
+}
+
+/// True if no level below `output_level` may hold `user_key`.
+fn is_base_level_for_key(v: &Version, output_level: usize, user_key: &[u8]) -> bool {
+    v.levels.iter().skip(output_level + 1).all(|files| {
+        let i = files.partition_point(|f| f.largest_user() < user_key);
+        files.get(i).is_none_or(|f| f.smallest_user() > user_key)
+    })
+}

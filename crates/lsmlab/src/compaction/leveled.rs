@@ -1,0 +1,135 @@
+//! Classic leveled compaction by bytes, as RocksDB's default: level 0 compacts into level 1 when
+//! it holds `level0_file_num_compaction_trigger` files; level n ≥ 1 compacts one table into
+//! level n+1 when it exceeds `max_bytes_for_level_base · multiplier^(n−1)`.
+
+use super::{CompactionSpec, LayoutPolicy};
+use crate::options::Options;
+use crate::version::{FileMeta, Version};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// The leveled policy.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LeveledPolicy;
+
+fn busy(files: &[Arc<FileMeta>]) -> bool {
+    files
+        .iter()
+        .any(|f| f.being_compacted.load(Ordering::Relaxed))
+}
+
+fn key_range(files: &[Arc<FileMeta>]) -> (Vec<u8>, Vec<u8>) {
+    let lo = files
+        .iter()
+        .map(|f| f.smallest_user())
+        .min()
+        .unwrap_or_default();
+    let hi = files
+        .iter()
+        .map(|f| f.largest_user())
+        .max()
+        .unwrap_or_default();
+    (lo.to_vec(), hi.to_vec())
+}
+
+impl LeveledPolicy {
+    fn pick_level0(&self, v: &Version) -> Option<CompactionSpec> {
+        let inputs0 = v.levels[0].clone();
+        if inputs0.is_empty() || busy(&inputs0) {
+            return None;
+        }
+        let (lo, hi) = key_range(&inputs0);
+        let inputs1 = v.overlapping(1, Some(&lo), Some(&hi));
+        if busy(&inputs1) {
+            return None;
+        }
+        let trivial = inputs0.len() == 1 && inputs1.is_empty();
+        Some(CompactionSpec {
+            level: 0,
+            output_level: 1,
+            inputs: [inputs0, inputs1],
+            trivial_move: trivial,
+            reason: "L0 file count",
+        })
+    }
+
+    /// Picks the table of `level` whose overlap with the next level is smallest relative to its
+    /// size (RocksDB's kMinOverlappingRatio): it rewrites the fewest bytes per byte moved down.
+    fn pick_level(&self, v: &Version, level: usize) -> Option<CompactionSpec> {
+        let mut best: Option<(f64, Arc<FileMeta>, Vec<Arc<FileMeta>>)> = None;
+        for f in &v.levels[level] {
+            if f.being_compacted.load(Ordering::Relaxed) {
+                continue;
+            }
+            let next = v.overlapping(level + 1, Some(f.smallest_user()), Some(f.largest_user()));
+            if busy(&next) {
+                continue;
+            }
+            let overlap: u64 = next.iter().map(|n| n.size).sum();
+            let ratio = overlap as f64 / f.size.max(1) as f64;
+            if best.as_ref().is_none_or(|b| ratio < b.0) {
+                best = Some((ratio, f.clone(), next));
+            }
+        }
+        let (_, f, next) = best?;
+        let trivial = next.is_empty();
+        Some(CompactionSpec {
+            level,
+            output_level: level + 1,
+            inputs: [vec![f], next],
+            trivial_move: trivial,
+            reason: "level size",
+        })
+    }
+}
+
+impl LayoutPolicy for LeveledPolicy {
+    fn name(&self) -> &'static str {
+        "leveled"
+    }
+
+    fn max_bytes_for_level(&self, opts: &Options, level: usize) -> u64 {
+        let mut bytes = opts.max_bytes_for_level_base as f64;
+        for _ in 1..level {
+            bytes *= opts.max_bytes_for_level_multiplier;
+        }
+        bytes.min(u64::MAX as f64) as u64
+    }
+
+    fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {
+        let last = v.levels.len() - 1;
+        (0..v.levels.len())
+            .map(|l| {
+                if l == 0 {
+                    let n = v.levels[0]
+                        .iter()
+                        .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
+                        .count();
+                    n as f64 / opts.level0_file_num_compaction_trigger as f64
+                } else if l == last {
+                    0.0 // the last level has nowhere to go
+                } else {
+                    let bytes: u64 = v.levels[l]
+                        .iter()
+                        .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
+                        .map(|f| f.size)
+                        .sum();
+                    bytes as f64 / self.max_bytes_for_level(opts, l) as f64
+                }
+            })
+            .collect()
+    }
+
+    fn pick_compaction(&self, v: &Version, opts: &Options) -> Option<CompactionSpec> {
+        let scores = self.level_scores(v, opts);
+        let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        order.into_iter().find_map(|level| {
+            if level == 0 {
+                self.pick_level0(v)
+            } else {
+                self.pick_level(v, level)
+            }
+        })
+    }
+}

@@ -1,0 +1,364 @@
+//! Background work: one flush thread and one compaction thread (RocksDB's split of
+//! `max_background_jobs = 2`), plus manual compactions run by the caller's thread.
+
+use super::{DbInner, LevelStats, State};
+use crate::compaction::{run_compaction, CompactionParams, CompactionSpec};
+use crate::env::{Env, IoCategory};
+use crate::error::{Error, Result};
+use crate::filename::table_path;
+use crate::key::{parse_internal_key, ValueKind};
+use crate::memtable::MemTable;
+use crate::options::Options;
+use crate::sst::TableBuilder;
+use crate::stats::{HistogramKind, Ticker};
+use crate::version::{NewFile, VersionEdit};
+use parking_lot::MutexGuard;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+pub(crate) fn start(inner: &Arc<DbInner>) -> Result<Vec<JoinHandle<()>>> {
+    let spawn = |name: &str, f: fn(&DbInner)| {
+        let worker = inner.clone();
+        std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || f(&worker))
+            .map_err(|e| Error::io("spawn background thread", &inner.dir, e))
+    };
+    Ok(vec![
+        spawn("lsmlab-flush", flush_loop)?,
+        spawn("lsmlab-compact", compaction_loop)?,
+    ])
+}
+
+/// CPU time of the calling thread, in microseconds.
+fn thread_cpu_micros() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1000
+}
+
+fn flush_loop(inner: &DbInner) {
+    let mut st = inner.state.lock();
+    loop {
+        if inner.shutting_down.load(Ordering::Acquire) {
+            return;
+        }
+        if st.bg_error.is_some() || st.imms.is_empty() {
+            inner.bg_cv.wait(&mut st);
+            continue;
+        }
+        let Some(imm) = st.imms.front().cloned() else {
+            continue;
+        };
+        let number = st.versions.new_file_number();
+        st.flush_running = true;
+        drop(st);
+        let t = Instant::now();
+        let built = write_level0_table(
+            &inner.env,
+            &inner.dir,
+            &inner.opts,
+            &imm,
+            number,
+            IoCategory::Flush,
+        );
+        st = inner.state.lock();
+        st.flush_running = false;
+        let r = built.and_then(|file| install_flush(inner, &mut st, file, t));
+        if let Err(e) = r {
+            inner.set_bg_error(&mut st, e);
+        }
+        inner.bg_cv.notify_all();
+    }
+}
+
+fn install_flush(
+    inner: &DbInner,
+    st: &mut MutexGuard<'_, State>,
+    file: Option<NewFile>,
+    started: Instant,
+) -> Result<()> {
+    let mut edit = VersionEdit::default();
+    let written = file.as_ref().map_or(0, |f| f.size);
+    if let Some(f) = file {
+        edit.added.push((0, f));
+    }
+    // Once this memtable is in a table, only WALs from the next memtable on are needed.
+    let next_wal = st.imms.get(1).map_or(st.mem_wal_number, |m| m.wal_number);
+    edit.log_number = Some(next_wal);
+    st.versions.last_sequence = inner.last_seq.load(Ordering::Acquire);
+    st.versions.log_and_apply(edit)?;
+    st.imms.pop_front();
+    let mem = inner.current_mem();
+    inner.install_super_version(st, mem);
+    inner.stats.add(Ticker::FlushWriteBytes, written);
+    inner.stats.add(Ticker::Flushes, 1);
+    inner.stats.record(
+        HistogramKind::FlushTime,
+        started.elapsed().as_micros() as u64,
+    );
+    let ls = &mut st.level_stats[0];
+    ls.written += written;
+    ls.count += 1;
+    ls.micros += started.elapsed().as_micros() as u64;
+    delete_obsolete_wals(inner, next_wal);
+    Ok(())
+}
+
+/// Removes WAL files numbered below `keep_from`.
+pub(crate) fn delete_obsolete_wals(inner: &DbInner, keep_from: u64) {
+    if let Ok(names) = inner.env.fs.list_dir(&inner.dir) {
+        for name in names {
+            if let Some((crate::filename::FileKind::Wal, n)) = crate::filename::parse(&name) {
+                if n < keep_from {
+                    let _ = inner.env.fs.remove_file(&inner.dir.join(name));
+                }
+            }
+        }
+    }
+}
+
+/// Writes a memtable as table `number`; `None` if it is empty.
+pub(crate) fn write_level0_table(
+    env: &Env,
+    dir: &Path,
+    opts: &Options,
+    mem: &MemTable,
+    number: u64,
+    cat: IoCategory,
+) -> Result<Option<NewFile>> {
+    if mem.is_empty() {
+        return Ok(None);
+    }
+    let path = table_path(dir, number);
+    let file = env.create(&path, cat)?;
+    let mut b = TableBuilder::new(file, path, opts.table_options(0));
+    let (mut lo_seq, mut hi_seq, mut dels) = (u64::MAX, 0, 0);
+    mem.for_each(|k, v| {
+        if let Some(p) = parse_internal_key(k) {
+            lo_seq = lo_seq.min(p.seq);
+            hi_seq = hi_seq.max(p.seq);
+            if p.kind == ValueKind::Deletion {
+                dels += 1;
+            }
+        }
+        b.add(k, v)
+    })?;
+    let s = b.finish()?;
+    Ok(Some(NewFile {
+        number,
+        size: s.file_size,
+        smallest: s.smallest,
+        largest: s.largest,
+        smallest_seq: lo_seq,
+        largest_seq: hi_seq,
+        num_entries: s.properties.num_entries,
+        num_deletions: dels,
+    }))
+}
+
+fn compaction_loop(inner: &DbInner) {
+    let mut st = inner.state.lock();
+    loop {
+        if inner.shutting_down.load(Ordering::Acquire) {
+            return;
+        }
+        let spec = if st.bg_error.is_some()
+            || st.compaction_running
+            || st.manual_compaction_waiting > 0
+            || inner.opts.disable_auto_compactions
+        {
+            None
+        } else {
+            inner
+                .policy
+                .pick_compaction(&st.versions.current(), &inner.opts)
+        };
+        let Some(spec) = spec else {
+            inner.bg_cv.wait_for(&mut st, Duration::from_millis(500));
+            continue;
+        };
+        st.compaction_running = true;
+        let r = run_picked(inner, &mut st, &spec);
+        st.compaction_running = false;
+        if let Err(e) = r {
+            inner.set_bg_error(&mut st, e);
+        }
+        inner.bg_cv.notify_all();
+    }
+}
+
+/// Runs a compaction picked under the state lock; releases the lock while merging.
+fn run_picked(
+    inner: &DbInner,
+    st: &mut MutexGuard<'_, State>,
+    spec: &CompactionSpec,
+) -> Result<()> {
+    let started = Instant::now();
+    let mut edit = VersionEdit::default();
+    for (i, files) in spec.inputs.iter().enumerate() {
+        let level = if i == 0 {
+            spec.level
+        } else {
+            spec.output_level
+        };
+        for f in files {
+            edit.deleted.push((level, f.number));
+        }
+    }
+    if spec.trivial_move {
+        for f in &spec.inputs[0] {
+            edit.added.push((spec.output_level, f.to_new_file()));
+        }
+        st.versions.last_sequence = inner.last_seq.load(Ordering::Acquire);
+        st.versions.log_and_apply(edit)?;
+        let mem = inner.current_mem();
+        inner.install_super_version(st, mem);
+        inner.stats.add(Ticker::TrivialMoves, 1);
+        st.level_stats[spec.output_level].moved +=
+            spec.inputs[0].iter().map(|f| f.size).sum::<u64>();
+        return Ok(());
+    }
+    for f in spec.all_inputs() {
+        f.being_compacted.store(true, Ordering::Relaxed);
+    }
+    let version = st.versions.current();
+    let smallest_snapshot = inner.smallest_snapshot();
+    let cpu0 = thread_cpu_micros();
+    let outcome = MutexGuard::unlocked(st, || {
+        let mut next_number = || inner.state.lock().versions.new_file_number();
+        run_compaction(&mut CompactionParams {
+            spec,
+            version: &version,
+            tables: &inner.tables,
+            env: &inner.env,
+            dir: &inner.dir,
+            opts: &inner.opts,
+            smallest_snapshot,
+            new_file_number: &mut next_number,
+            stats: &inner.stats,
+            category: IoCategory::Compaction,
+        })
+    });
+    for f in spec.all_inputs() {
+        f.being_compacted.store(false, Ordering::Relaxed);
+    }
+    let outcome = outcome?;
+    let cpu = thread_cpu_micros().saturating_sub(cpu0);
+    for f in &outcome.outputs {
+        edit.added.push((spec.output_level, f.clone()));
+    }
+    st.versions.last_sequence = inner.last_seq.load(Ordering::Acquire);
+    st.versions.log_and_apply(edit)?;
+    let mem = inner.current_mem();
+    inner.install_super_version(st, mem);
+    let micros = started.elapsed().as_micros() as u64;
+    let s = &inner.stats;
+    s.add(Ticker::Compactions, 1);
+    s.add(Ticker::CompactReadBytes, outcome.bytes_read);
+    s.add(Ticker::CompactWriteBytes, outcome.bytes_written);
+    s.record(HistogramKind::CompactionTime, micros);
+    s.record(HistogramKind::CompactionCpuTime, cpu);
+    let ls: &mut LevelStats = &mut st.level_stats[spec.output_level];
+    ls.count += 1;
+    ls.read_level += spec.inputs[0].iter().map(|f| f.size).sum::<u64>();
+    ls.read_next += spec.inputs[1].iter().map(|f| f.size).sum::<u64>();
+    ls.written += outcome.bytes_written;
+    ls.micros += micros;
+    ls.cpu_micros += cpu;
+    ls.keys_in += outcome.entries_in;
+    ls.keys_dropped += outcome.entries_dropped;
+    Ok(())
+}
+
+/// Compacts `[begin, end]` level by level down to the deepest level holding data.
+pub(crate) fn compact_range(
+    inner: &DbInner,
+    begin: Option<&[u8]>,
+    end: Option<&[u8]>,
+) -> Result<()> {
+    let mut st = inner.state.lock();
+    st.manual_compaction_waiting += 1;
+    while st.compaction_running {
+        inner.bg_cv.wait(&mut st);
+    }
+    st.compaction_running = true;
+    let r = (|| -> Result<()> {
+        let n = st.versions.current().levels.len();
+        let deepest = (0..n)
+            .rev()
+            .find(|&l| !st.versions.current().levels[l].is_empty())
+            .unwrap_or(0);
+        for level in 0..deepest.max(1).min(n - 1) {
+            DbInner::check_bg_error(&st)?;
+            let v = st.versions.current();
+            let inputs0 = v.overlapping(level, begin, end);
+            if inputs0.is_empty() {
+                continue;
+            }
+            let lo = inputs0
+                .iter()
+                .map(|f| f.smallest_user())
+                .min()
+                .unwrap_or_default()
+                .to_vec();
+            let hi = inputs0
+                .iter()
+                .map(|f| f.largest_user())
+                .max()
+                .unwrap_or_default()
+                .to_vec();
+            let inputs1 = v.overlapping(level + 1, Some(&lo), Some(&hi));
+            let spec = CompactionSpec {
+                level,
+                output_level: level + 1,
+                trivial_move: false,
+                inputs: [inputs0, inputs1],
+                reason: "manual",
+            };
+            run_picked(inner, &mut st, &spec)?;
+        }
+        Ok(())
+    })();
+    st.compaction_running = false;
+    st.manual_compaction_waiting -= 1;
+    if let Err(e) = &r {
+        inner.set_bg_error(&mut st, e.clone());
+    }
+    inner.bg_cv.notify_all();
+    r
+}
+
+/// Waits until there is nothing to flush or compact.
+pub(crate) fn wait_idle(inner: &DbInner) -> Result<()> {
+    let mut st = inner.state.lock();
+    loop {
+        DbInner::check_bg_error(&st)?;
+        let busy = !st.imms.is_empty()
+            || st.flush_running
+            || st.compaction_running
+            || (!inner.opts.disable_auto_compactions
+                && inner
+                    .policy
+                    .pick_compaction(&st.versions.current(), &inner.opts)
+                    .is_some());
+        if !busy {
+            return Ok(());
+        }
+        if inner.shutting_down.load(Ordering::Acquire) {
+            return Err(Error::Closed);
+        }
+        inner.bg_cv.notify_all();
+        inner.bg_cv.wait_for(&mut st, Duration::from_millis(50));
+    }
+}

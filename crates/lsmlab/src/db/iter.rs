@@ -1,0 +1,244 @@
+//! The user-facing iterator: hides old versions, deletions and writes newer than its sequence.
+
+use super::value::resolve;
+use crate::error::{Error, Result};
+use crate::iter::{InternalIterator, MergingIterator};
+use crate::key::{lookup_key, parse_internal_key, SequenceNumber, ValueKind};
+use crate::stats::{Statistics, Ticker};
+use std::sync::Arc;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    /// The internal iterator is at the entry that gave the current key.
+    Forward,
+    /// The internal iterator is just before every entry of the current key.
+    Reverse,
+}
+
+/// A bidirectional cursor over user keys at one sequence number.
+pub struct DbIterator {
+    iter: MergingIterator,
+    seq: SequenceNumber,
+    stats: Arc<Statistics>,
+    dir: Direction,
+    valid: bool,
+    key: Vec<u8>,
+    value: Vec<u8>,
+    err: Option<Error>,
+}
+
+impl DbIterator {
+    pub(crate) fn new(
+        iter: MergingIterator,
+        seq: SequenceNumber,
+        stats: Arc<Statistics>,
+    ) -> DbIterator {
+        DbIterator {
+            iter,
+            seq,
+            stats,
+            dir: Direction::Forward,
+            valid: false,
+            key: Vec::new(),
+            value: Vec::new(),
+            err: None,
+        }
+    }
+
+    /// True when positioned at a key.
+    pub fn valid(&self) -> bool {
+        self.valid
+    }
+
+    /// The current key. Empty when not valid.
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    /// The current value. Empty when not valid.
+    pub fn value(&self) -> &[u8] {
+        &self.value
+    }
+
+    /// The first error met; an iterator that failed is not valid.
+    pub fn status(&self) -> Result<()> {
+        match &self.err {
+            Some(e) => Err(e.clone()),
+            None => self.iter.status(),
+        }
+    }
+
+    fn fail(&mut self, e: Error) {
+        self.err = Some(e);
+        self.valid = false;
+    }
+
+    fn corrupt_key(&mut self) {
+        self.fail(Error::InvalidArgument(
+            "iterator met a malformed internal key".into(),
+        ));
+    }
+
+    /// Moves forward from the internal position to the first visible live entry whose user key
+    /// is greater than `skip` (if given).
+    fn find_next(&mut self, mut skip: Option<Vec<u8>>) {
+        while self.iter.valid() {
+            let Some(p) = parse_internal_key(self.iter.key()) else {
+                return self.corrupt_key();
+            };
+            let hidden = p.seq > self.seq || skip.as_deref().is_some_and(|s| p.user_key <= s);
+            if !hidden {
+                match p.kind {
+                    ValueKind::Deletion => skip = Some(p.user_key.to_vec()),
+                    kind => {
+                        match resolve(kind, self.iter.value()) {
+                            Ok(v) => self.value = v,
+                            Err(e) => return self.fail(e),
+                        }
+                        self.key.clear();
+                        self.key.extend_from_slice(p.user_key);
+                        self.valid = true;
+                        return;
+                    }
+                }
+            }
+            self.iter.next();
+        }
+        self.valid = false;
+        if let Err(e) = self.iter.status() {
+            self.fail(e);
+        }
+    }
+
+    /// Moves backward from the internal position to the previous visible live user key.
+    fn find_prev(&mut self) {
+        let mut kind = ValueKind::Deletion;
+        let mut raw = Vec::new();
+        while self.iter.valid() {
+            let Some(p) = parse_internal_key(self.iter.key()) else {
+                return self.corrupt_key();
+            };
+            if p.seq <= self.seq {
+                if kind != ValueKind::Deletion && p.user_key < self.key.as_slice() {
+                    break; // passed every entry of the key found
+                }
+                kind = p.kind;
+                self.key.clear();
+                self.key.extend_from_slice(p.user_key);
+                raw.clear();
+                if kind != ValueKind::Deletion {
+                    raw.extend_from_slice(self.iter.value());
+                }
+            }
+            self.iter.prev();
+        }
+        if kind == ValueKind::Deletion {
+            self.valid = false;
+            self.key.clear();
+            if let Err(e) = self.iter.status() {
+                self.fail(e);
+            }
+            return;
+        }
+        match resolve(kind, &raw) {
+            Ok(v) => {
+                self.value = v;
+                self.valid = true;
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// To the first key.
+    pub fn seek_to_first(&mut self) {
+        self.dir = Direction::Forward;
+        self.iter.seek_to_first();
+        self.find_next(None);
+    }
+
+    /// To the last key.
+    pub fn seek_to_last(&mut self) {
+        self.dir = Direction::Reverse;
+        self.iter.seek_to_last();
+        self.find_prev();
+    }
+
+    /// To the first key ≥ `key`.
+    pub fn seek(&mut self, key: &[u8]) {
+        self.stats.add(Ticker::NumberDbSeek, 1);
+        self.dir = Direction::Forward;
+        self.iter.seek(&lookup_key(key, self.seq));
+        self.find_next(None);
+    }
+
+    /// To the last key ≤ `key`.
+    pub fn seek_for_prev(&mut self, key: &[u8]) {
+        self.seek(key);
+        if !self.valid {
+            if self.err.is_none() {
+                self.seek_to_last();
+            }
+        } else if self.key.as_slice() > key {
+            self.prev();
+        }
+    }
+
+    /// To the next key.
+    pub fn next(&mut self) {
+        if !self.valid {
+            return;
+        }
+        self.stats.add(Ticker::NumberDbNext, 1);
+        if self.dir == Direction::Reverse {
+            self.dir = Direction::Forward;
+            if self.iter.valid() {
+                self.iter.next();
+            } else {
+                self.iter.seek_to_first();
+            }
+        }
+        let cur = std::mem::take(&mut self.key);
+        self.find_next(Some(cur));
+    }
+
+    /// To the previous key.
+    pub fn prev(&mut self) {
+        if !self.valid {
+            return;
+        }
+        self.stats.add(Ticker::NumberDbPrev, 1);
+        if self.dir == Direction::Forward {
+            // Step back past every entry of the current key.
+            loop {
+                self.iter.prev();
+                if !self.iter.valid() {
+                    break;
+                }
+                match parse_internal_key(self.iter.key()) {
+                    Some(p) if p.user_key < self.key.as_slice() => break,
+                    Some(_) => {}
+                    None => return self.corrupt_key(),
+                }
+            }
+            self.dir = Direction::Reverse;
+        }
+        self.find_prev();
+    }
+}
+
+impl Iterator for DbIterator {
+    type Item = Result<(Vec<u8>, Vec<u8>)>;
+
+    /// Yields the current entry and advances; position the cursor first (e.g. `seek_to_first`).
+    fn next(&mut self) -> Option<Self::Item> {
+        if !self.valid {
+            return self.status().err().map(Err).map(|e| {
+                self.err = None;
+                e
+            });
+        }
+        let item = (self.key.clone(), self.value.clone());
+        DbIterator::next(self);
+        Some(Ok(item))
+    }
+}

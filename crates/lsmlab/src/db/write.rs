@@ -1,0 +1,216 @@
+//! The write path: group commit into the WAL and the memtable, memtable switches, and stalls.
+
+use super::{DbInner, WalState};
+use crate::env::IoCategory;
+use crate::error::{Error, Result};
+use crate::filename::wal_path;
+use crate::memtable::MemTable;
+use crate::options::WriteOptions;
+use crate::stats::{HistogramKind, Ticker};
+use crate::wal::LogWriter;
+use crate::WriteBatch;
+use parking_lot::Mutex;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Largest group a leader commits in one WAL record: a bound on the latency a small write pays
+/// for riding along with large ones.
+const MAX_GROUP_BYTES: usize = 1 << 20;
+/// Delay per write while level 0 is over the slowdown trigger, as RocksDB's delayed writes.
+const SLOWDOWN_DELAY: Duration = Duration::from_millis(1);
+
+/// A write waiting in the queue.
+pub(crate) struct Writer {
+    batch: Mutex<Option<WriteBatch>>,
+    sync: bool,
+    disable_wal: bool,
+    result: Mutex<Option<Result<()>>>,
+}
+
+pub(crate) fn write(inner: &DbInner, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
+    if batch.is_empty() {
+        return Ok(());
+    }
+    if inner.shutting_down.load(Ordering::Acquire) {
+        return Err(Error::Closed);
+    }
+    let me = Arc::new(Writer {
+        batch: Mutex::new(Some(batch)),
+        sync: opts.sync,
+        disable_wal: opts.disable_wal,
+        result: Mutex::new(None),
+    });
+    let mut q = inner.queue.lock();
+    q.push_back(me.clone());
+    loop {
+        if let Some(r) = me.result.lock().take() {
+            return r;
+        }
+        if q.front().is_some_and(|w| Arc::ptr_eq(w, &me)) {
+            break;
+        }
+        inner.queue_cv.wait(&mut q);
+    }
+    // Leader: take a group of compatible writers from the front of the queue.
+    let mut group = vec![me.clone()];
+    let mut bytes = me.batch.lock().as_ref().map_or(0, |b| b.approximate_size());
+    for w in q.iter().skip(1) {
+        if (w.sync && !me.sync) || w.disable_wal != me.disable_wal {
+            break;
+        }
+        let n = w.batch.lock().as_ref().map_or(0, |b| b.approximate_size());
+        if bytes + n > MAX_GROUP_BYTES {
+            break;
+        }
+        bytes += n;
+        group.push(w.clone());
+    }
+    drop(q);
+    let result = commit_group(inner, &group);
+    let mut q = inner.queue.lock();
+    for w in &group {
+        q.pop_front();
+        if !Arc::ptr_eq(w, &me) {
+            *w.result.lock() = Some(result.clone());
+        }
+    }
+    inner.queue_cv.notify_all();
+    drop(q);
+    inner.stats.add(Ticker::WriteDoneBySelf, 1);
+    inner
+        .stats
+        .add(Ticker::WriteDoneByOther, group.len() as u64 - 1);
+    result
+}
+
+fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
+    let mut wal = inner.wal.lock();
+    make_room_for_write(inner, &mut wal, false)?;
+    let mut batch = group[0].batch.lock().take().unwrap_or_default();
+    for w in &group[1..] {
+        if let Some(b) = w.batch.lock().take() {
+            batch.append(&b);
+        }
+    }
+    let leader = &group[0];
+    let first = inner.last_seq.load(Ordering::Acquire) + 1;
+    let count = batch.len() as u64;
+    let record = batch.encode(first);
+    if !leader.disable_wal {
+        let record_len = record.len() as u64;
+        let r = match wal.log.as_mut() {
+            Some(log) => log.add_record(record).and_then(|_| {
+                if leader.sync {
+                    let t = Instant::now();
+                    log.sync()?;
+                    inner.stats.add(Ticker::WalFileSynced, 1);
+                    inner
+                        .stats
+                        .record(HistogramKind::WalSync, t.elapsed().as_micros() as u64);
+                    Ok(())
+                } else {
+                    log.flush()
+                }
+            }),
+            None => Err(Error::Closed),
+        };
+        if let Err(e) = r {
+            // The log may now end in a partial record: refuse every later write.
+            let mut st = inner.state.lock();
+            inner.set_bg_error(&mut st, e.clone());
+            return Err(e);
+        }
+        inner.stats.add(Ticker::WalFileBytes, record_len);
+        inner.stats.add(Ticker::WriteWithWal, group.len() as u64);
+    }
+    let user_bytes = DbInner::apply_batch(&wal.mem, &batch, first);
+    inner.last_seq.store(first + count - 1, Ordering::Release);
+    inner.stats.add(Ticker::NumberKeysWritten, count);
+    inner.stats.add(Ticker::BytesWritten, user_bytes);
+    Ok(())
+}
+
+/// Makes sure the active memtable has room, switching to a new one (and a new WAL) when it is
+/// full; delays or stops the writer while flushes or level 0 are behind. With `force`, switches
+/// even a memtable that is not full (if it holds anything).
+fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Result<()> {
+    let opts = &inner.opts;
+    let mut delayed = false;
+    loop {
+        let l0 = inner.l0_files.load(Ordering::Relaxed);
+        if !delayed && !force && l0 >= opts.level0_slowdown_writes_trigger {
+            let t = Instant::now();
+            std::thread::sleep(SLOWDOWN_DELAY);
+            inner
+                .stats
+                .add(Ticker::StallMicros, t.elapsed().as_micros() as u64);
+            delayed = true;
+            continue;
+        }
+        let mut st = inner.state.lock();
+        DbInner::check_bg_error(&st)?;
+        if inner.shutting_down.load(Ordering::Acquire) {
+            return Err(Error::Closed);
+        }
+        let full = wal.mem.approximate_size() >= opts.write_buffer_size;
+        if !full && !(force && !wal.mem.is_empty()) {
+            return Ok(());
+        }
+        if st.imms.len() + 1 >= opts.max_write_buffer_number
+            || (!force && l0 >= opts.level0_stop_writes_trigger)
+        {
+            let t = Instant::now();
+            inner.bg_cv.wait_for(&mut st, Duration::from_millis(100));
+            let waited = t.elapsed().as_micros() as u64;
+            inner.stats.add(Ticker::StallMicros, waited);
+            inner.stats.record(HistogramKind::WriteStall, waited);
+            continue;
+        }
+        // Switch: the old WAL is synced first, so that a later synced write can never be
+        // recovered while an earlier acknowledged one is lost.
+        let number = st.versions.new_file_number();
+        let new_log = inner
+            .env
+            .create(&wal_path(&inner.dir, number), IoCategory::Wal)
+            .map(LogWriter::new);
+        let synced = match wal.log.as_mut() {
+            Some(log) => log.sync(),
+            None => Ok(()),
+        };
+        let new_log = match (new_log, synced) {
+            (Ok(l), Ok(())) => l,
+            (Err(e), _) | (_, Err(e)) => {
+                inner.set_bg_error(&mut st, e.clone());
+                return Err(e);
+            }
+        };
+        wal.log = Some(new_log);
+        wal.number = number;
+        let old = std::mem::replace(&mut wal.mem, Arc::new(MemTable::new(number)));
+        st.imms.push_back(old);
+        st.mem_wal_number = number;
+        inner.install_super_version(&st, wal.mem.clone());
+        inner.bg_cv.notify_all();
+        return Ok(());
+    }
+}
+
+/// Switches the memtable (if it holds anything) and waits until every memtable is flushed.
+pub(crate) fn flush_memtable(inner: &DbInner) -> Result<()> {
+    {
+        let mut wal = inner.wal.lock();
+        make_room_for_write(inner, &mut wal, true)?;
+    }
+    let mut st = inner.state.lock();
+    loop {
+        DbInner::check_bg_error(&st)?;
+        if st.imms.is_empty() && !st.flush_running {
+            return Ok(());
+        }
+        if inner.shutting_down.load(Ordering::Acquire) {
+            return Err(Error::Closed);
+        }
+        inner.bg_cv.wait_for(&mut st, Duration::from_millis(100));
+    }
+}

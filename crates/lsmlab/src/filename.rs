@@ -1,0 +1,91 @@
+//! Names of the files in a database directory.
+
+use std::path::{Path, PathBuf};
+
+/// What a file in the database directory is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// `NNNNNN.log`: a write-ahead log.
+    Wal,
+    /// `NNNNNN.sst`: a table.
+    Table,
+    /// `MANIFEST-NNNNNN`: the log of version edits.
+    Manifest,
+    /// `CURRENT`: names the live MANIFEST.
+    Current,
+    /// `LOCK`: held while the database is open.
+    Lock,
+    /// `NNNNNN.dbtmp`: a temporary file (a CURRENT being replaced).
+    Temp,
+}
+
+/// Path of WAL `n`.
+pub fn wal_path(dir: &Path, n: u64) -> PathBuf {
+    dir.join(format!("{n:06}.log"))
+}
+
+/// Path of table `n`.
+pub fn table_path(dir: &Path, n: u64) -> PathBuf {
+    dir.join(format!("{n:06}.sst"))
+}
+
+/// Path of MANIFEST `n`.
+pub fn manifest_path(dir: &Path, n: u64) -> PathBuf {
+    dir.join(format!("MANIFEST-{n:06}"))
+}
+
+/// Path of a temporary file numbered `n`.
+pub fn temp_path(dir: &Path, n: u64) -> PathBuf {
+    dir.join(format!("{n:06}.dbtmp"))
+}
+
+/// Path of CURRENT.
+pub fn current_path(dir: &Path) -> PathBuf {
+    dir.join("CURRENT")
+}
+
+/// Path of LOCK.
+pub fn lock_path(dir: &Path) -> PathBuf {
+    dir.join("LOCK")
+}
+
+/// Kind and number of a file name; `None` for names the database does not own.
+pub fn parse(name: &str) -> Option<(FileKind, u64)> {
+    match name {
+        "CURRENT" => return Some((FileKind::Current, 0)),
+        "LOCK" => return Some((FileKind::Lock, 0)),
+        _ => {}
+    }
+    if let Some(n) = name.strip_prefix("MANIFEST-") {
+        return n.parse().ok().map(|n| (FileKind::Manifest, n));
+    }
+    let (stem, ext) = name.split_once('.')?;
+    let n: u64 = stem.parse().ok()?;
+    let kind = match ext {
+        "log" => FileKind::Wal,
+        "sst" => FileKind::Table,
+        "dbtmp" => FileKind::Temp,
+        _ => return None,
+    };
+    Some((kind, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_to_kind_and_number() {
+        let d = Path::new("/d");
+        for (p, k, n) in [
+            (wal_path(d, 7), FileKind::Wal, 7),
+            (table_path(d, 1234567), FileKind::Table, 1234567),
+            (manifest_path(d, 3), FileKind::Manifest, 3),
+        ] {
+            let name = p.file_name().unwrap().to_str().unwrap();
+            assert_eq!(parse(name), Some((k, n)));
+        }
+        assert_eq!(parse("notes.txt"), None);
+        assert_eq!(parse("MANIFEST-x"), None);
+    }
+}

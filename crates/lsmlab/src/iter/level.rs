@@ -1,0 +1,143 @@
+//! Concatenates the tables of one level (disjoint, ordered), opening each table lazily.
+
+use super::InternalIterator;
+use crate::env::IoCategory;
+use crate::error::{Error, Result};
+use crate::key::compare_internal;
+use crate::table_cache::TableCache;
+use crate::version::FileMeta;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// A cursor over the tables of one level.
+pub struct LevelIterator {
+    files: Vec<Arc<FileMeta>>,
+    tables: Arc<TableCache>,
+    cat: IoCategory,
+    fill_cache: bool,
+    index: usize,
+    cur: Option<Box<dyn InternalIterator>>,
+    err: Option<Error>,
+}
+
+impl LevelIterator {
+    /// A cursor over `files`, which must be disjoint and sorted.
+    pub fn new(
+        files: Vec<Arc<FileMeta>>,
+        tables: Arc<TableCache>,
+        cat: IoCategory,
+        fill_cache: bool,
+    ) -> LevelIterator {
+        LevelIterator {
+            files,
+            tables,
+            cat,
+            fill_cache,
+            index: 0,
+            cur: None,
+            err: None,
+        }
+    }
+
+    fn open(&mut self, index: usize) {
+        self.index = index;
+        self.cur = None;
+        let Some(f) = self.files.get(index) else {
+            return;
+        };
+        match self.tables.get(f.number) {
+            Ok(t) => self.cur = Some(t.iter(self.cat, self.fill_cache)),
+            Err(e) => self.err = Some(e),
+        }
+    }
+
+    fn cur_valid(&self) -> bool {
+        self.cur.as_ref().is_some_and(|c| c.valid())
+    }
+
+    fn cur_failed(&mut self) -> bool {
+        if let Some(Err(e)) = self.cur.as_ref().map(|c| c.status()) {
+            self.err = Some(e);
+        }
+        self.err.is_some()
+    }
+
+    fn skip_forward(&mut self) {
+        while !self.cur_valid() && !self.cur_failed() && self.index + 1 < self.files.len() {
+            self.open(self.index + 1);
+            if let Some(c) = self.cur.as_mut() {
+                c.seek_to_first();
+            }
+        }
+    }
+
+    fn skip_backward(&mut self) {
+        while !self.cur_valid() && !self.cur_failed() && self.index > 0 {
+            self.open(self.index - 1);
+            if let Some(c) = self.cur.as_mut() {
+                c.seek_to_last();
+            }
+        }
+    }
+}
+
+impl InternalIterator for LevelIterator {
+    fn valid(&self) -> bool {
+        self.err.is_none() && self.cur_valid()
+    }
+    fn seek_to_first(&mut self) {
+        self.err = None;
+        self.open(0);
+        if let Some(c) = self.cur.as_mut() {
+            c.seek_to_first();
+        }
+        self.skip_forward();
+    }
+    fn seek_to_last(&mut self) {
+        self.err = None;
+        if self.files.is_empty() {
+            self.cur = None;
+            return;
+        }
+        self.open(self.files.len() - 1);
+        if let Some(c) = self.cur.as_mut() {
+            c.seek_to_last();
+        }
+        self.skip_backward();
+    }
+    fn seek(&mut self, target: &[u8]) {
+        self.err = None;
+        let i = self
+            .files
+            .partition_point(|f| compare_internal(&f.largest, target) == Ordering::Less);
+        self.open(i);
+        if let Some(c) = self.cur.as_mut() {
+            c.seek(target);
+        }
+        self.skip_forward();
+    }
+    fn next(&mut self) {
+        if let Some(c) = self.cur.as_mut() {
+            c.next();
+        }
+        self.skip_forward();
+    }
+    fn prev(&mut self) {
+        if let Some(c) = self.cur.as_mut() {
+            c.prev();
+        }
+        self.skip_backward();
+    }
+    fn key(&self) -> &[u8] {
+        self.cur.as_ref().map(|c| c.key()).unwrap_or(&[])
+    }
+    fn value(&self) -> &[u8] {
+        self.cur.as_ref().map(|c| c.value()).unwrap_or(&[])
+    }
+    fn status(&self) -> Result<()> {
+        match &self.err {
+            Some(e) => Err(e.clone()),
+            None => self.cur.as_ref().map(|c| c.status()).unwrap_or(Ok(())),
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! Versions: immutable snapshots of which tables make up each level.
+//!
+//! A [`Version`] is shared (`Arc`) by readers and iterators; a flush or compaction installs a new
+//! one. A table file is deleted when the last version that lists it is dropped (see
+//! [`FileMeta`]'s `Drop`), so a reader never loses a file under its feet.
+
+mod edit;
+mod set;
+
+pub use edit::{NewFile, VersionEdit};
+pub use set::VersionSet;
+
+use crate::env::{Env, IoCategory};
+use crate::error::{Error, Result};
+use crate::filename::table_path;
+use crate::key::{compare_internal, lookup_key, parse_internal_key, user_key, SequenceNumber};
+use crate::memtable::Lookup;
+use crate::sst::TableGet;
+use crate::stats::{Statistics, Ticker};
+use crate::table_cache::TableCache;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::Arc;
+
+/// Deletes table files once no version references them.
+pub struct FileReaper {
+    env: Env,
+    dir: PathBuf,
+    tables: Arc<TableCache>,
+}
+
+impl FileReaper {
+    /// A reaper for the tables of `dir`.
+    pub fn new(env: Env, dir: PathBuf, tables: Arc<TableCache>) -> Arc<FileReaper> {
+        Arc::new(FileReaper { env, dir, tables })
+    }
+    fn remove(&self, number: u64) {
+        self.tables.evict(number);
+        // Best effort: a file left behind is an orphan that the next open deletes.
+        let _ = self.env.fs.remove_file(&table_path(&self.dir, number));
+    }
+}
+
+/// A live table as versions see it.
+pub struct FileMeta {
+    /// File number.
+    pub number: u64,
+    /// Bytes of the file.
+    pub size: u64,
+    /// Smallest internal key.
+    pub smallest: Vec<u8>,
+    /// Largest internal key.
+    pub largest: Vec<u8>,
+    /// Smallest sequence number held.
+    pub smallest_seq: u64,
+    /// Largest sequence number held.
+    pub largest_seq: u64,
+    /// Entries.
+    pub num_entries: u64,
+    /// Deletion entries.
+    pub num_deletions: u64,
+    /// A compaction has picked this file.
+    pub being_compacted: AtomicBool,
+    obsolete: AtomicBool,
+    reaper: Arc<FileReaper>,
+}
+
+impl FileMeta {
+    /// The live form of a MANIFEST record.
+    pub fn new(f: NewFile, reaper: Arc<FileReaper>) -> FileMeta {
+        FileMeta {
+            number: f.number,
+            size: f.size,
+            smallest: f.smallest,
+            largest: f.largest,
+            smallest_seq: f.smallest_seq,
+            largest_seq: f.largest_seq,
+            num_entries: f.num_entries,
+            num_deletions: f.num_deletions,
+            being_compacted: AtomicBool::new(false),
+            obsolete: AtomicBool::new(false),
+            reaper,
+        }
+    }
+    /// The MANIFEST record of this table.
+    pub fn to_new_file(&self) -> NewFile {
+        NewFile {
+            number: self.number,
+            size: self.size,
+            smallest: self.smallest.clone(),
+            largest: self.largest.clone(),
+            smallest_seq: self.smallest_seq,
+            largest_seq: self.largest_seq,
+            num_entries: self.num_entries,
+            num_deletions: self.num_deletions,
+        }
+    }
+    /// Smallest user key.
+    pub fn smallest_user(&self) -> &[u8] {
+        user_key(&self.smallest)
+    }
+    /// Largest user key.
+    pub fn largest_user(&self) -> &[u8] {
+        user_key(&self.largest)
+    }
+    /// True if `key` lies within the table's user-key range.
+    pub fn contains(&self, key: &[u8]) -> bool {
+        self.smallest_user() <= key && key <= self.largest_user()
+    }
+    /// True if the table's range meets `[lo, hi]` (user keys, `None` = unbounded).
+    pub fn overlaps(&self, lo: Option<&[u8]>, hi: Option<&[u8]>) -> bool {
+        lo.is_none_or(|lo| self.largest_user() >= lo)
+            && hi.is_none_or(|hi| self.smallest_user() <= hi)
+    }
+}
+
+impl Drop for FileMeta {
+    fn drop(&mut self) {
+        if self.obsolete.load(AtomicOrdering::Relaxed) {
+            self.reaper.remove(self.number);
+        }
+    }
+}
+
+/// The tables of each level at one point in time.
+#[derive(Clone, Default)]
+pub struct Version {
+    /// Level 0 newest first (by largest sequence); other levels by key, disjoint.
+    pub levels: Vec<Vec<Arc<FileMeta>>>,
+}
+
+/// Where a get found its key on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HitLocation {
+    /// Level of the table.
+    pub level: usize,
+    /// Table number.
+    pub file: u64,
+}
+
+impl Version {
+    /// An empty version with `n` levels.
+    pub fn empty(n: usize) -> Version {
+        Version {
+            levels: vec![Vec::new(); n],
+        }
+    }
+
+    /// Bytes of the tables of `level`.
+    pub fn level_bytes(&self, level: usize) -> u64 {
+        self.levels[level].iter().map(|f| f.size).sum()
+    }
+
+    /// Every table, with its level.
+    pub fn files(&self) -> impl Iterator<Item = (usize, &Arc<FileMeta>)> {
+        self.levels
+            .iter()
+            .enumerate()
+            .flat_map(|(l, fs)| fs.iter().map(move |f| (l, f)))
+    }
+
+    /// Tables of `level` that meet the user-key range `[lo, hi]`.
+    pub fn overlapping(
+        &self,
+        level: usize,
+        lo: Option<&[u8]>,
+        hi: Option<&[u8]>,
+    ) -> Vec<Arc<FileMeta>> {
+        self.levels[level]
+            .iter()
+            .filter(|f| f.overlaps(lo, hi))
+            .cloned()
+            .collect()
+    }
+
+    /// The newest version of `key` visible at `seq` in the tables, counting every table probed.
+    pub fn get(
+        &self,
+        tables: &TableCache,
+        stats: &Statistics,
+        key: &[u8],
+        seq: SequenceNumber,
+    ) -> Result<(Lookup, Option<HitLocation>)> {
+        let lookup = lookup_key(key, seq);
+        let mut checked = 0u64;
+        // Level 0 tables may overlap and, once FSLSM floats tables up, their sequence ranges may
+        // interleave: keep the newest hit and skip tables that cannot hold anything newer.
+        let mut best: Option<(SequenceNumber, Vec<u8>, Vec<u8>, u64)> = None;
+        for f in &self.levels[0] {
+            if best.as_ref().is_some_and(|b| f.largest_seq <= b.0) {
+                break;
+            }
+            if !f.contains(key) {
+                continue;
+            }
+            checked += 1;
+            if let TableGet::Found { ikey, value } =
+                tables.get(f.number)?.get(&lookup, IoCategory::UserRead)?
+            {
+                let s = parse_internal_key(&ikey).map(|p| p.seq).unwrap_or(0);
+                if best.as_ref().is_none_or(|b| s > b.0) {
+                    best = Some((s, ikey, value, f.number));
+                }
+            }
+        }
+        let mut hit =
+            best.map(|(_, ikey, value, file)| (ikey, value, HitLocation { level: 0, file }));
+        if hit.is_none() {
+            for (level, files) in self.levels.iter().enumerate().skip(1) {
+                let i = files.partition_point(|f| f.largest_user() < key);
+                let Some(f) = files.get(i).filter(|f| f.smallest_user() <= key) else {
+                    continue;
+                };
+                checked += 1;
+                if let TableGet::Found { ikey, value } =
+                    tables.get(f.number)?.get(&lookup, IoCategory::UserRead)?
+                {
+                    hit = Some((
+                        ikey,
+                        value,
+                        HitLocation {
+                            level,
+                            file: f.number,
+                        },
+                    ));
+                    break;
+                }
+            }
+        }
+        stats.add(Ticker::FilesProbed, checked);
+        let Some((ikey, value, at)) = hit else {
+            return Ok((Lookup::Absent, None));
+        };
+        stats.add(Ticker::GetsFoundOnDisk, 1);
+        stats.add(Ticker::FilesCheckedFound, checked);
+        stats.add(
+            match at.level {
+                0 => Ticker::GetHitL0,
+                1 => Ticker::GetHitL1,
+                _ => Ticker::GetHitL2AndUp,
+            },
+            1,
+        );
+        let parsed = parse_internal_key(&ikey).ok_or_else(|| {
+            Error::corruption(
+                tables.path_of(at.file),
+                0,
+                "table returned a malformed internal key",
+            )
+        })?;
+        let result = match parsed.kind {
+            crate::key::ValueKind::Deletion => Lookup::Deleted,
+            k => Lookup::Found(k, value),
+        };
+        Ok((result, Some(at)))
+    }
+
+    /// The version after `edit`. Tables the edit removes (and does not re-add elsewhere, as a
+    /// trivial move does) are marked for deletion once unreferenced.
+    pub fn apply(&self, edit: &VersionEdit, reaper: &Arc<FileReaper>) -> Version {
+        let mut levels = self.levels.clone();
+        while levels.len() < edit.added.iter().map(|(l, _)| l + 1).max().unwrap_or(0) {
+            levels.push(Vec::new());
+        }
+        let mut removed: HashMap<u64, Arc<FileMeta>> = HashMap::new();
+        for &(level, number) in &edit.deleted {
+            if let Some(files) = levels.get_mut(level) {
+                if let Some(i) = files.iter().position(|f| f.number == number) {
+                    removed.insert(number, files.remove(i));
+                }
+            }
+        }
+        for (level, nf) in &edit.added {
+            let meta = match removed.remove(&nf.number) {
+                Some(m) => m,
+                None => Arc::new(FileMeta::new(nf.clone(), reaper.clone())),
+            };
+            levels[*level].push(meta);
+        }
+        for f in removed.values() {
+            f.obsolete.store(true, AtomicOrdering::Relaxed);
+        }
+        for (level, files) in levels.iter_mut().enumerate() {
+            if level == 0 {
+                files.sort_by(|a, b| {
+                    b.largest_seq
+                        .cmp(&a.largest_seq)
+                        .then(b.number.cmp(&a.number))
+                });
+            } else {
+                files.sort_by(|a, b| compare_internal(&a.smallest, &b.smallest));
+            }
+        }
+        Version { levels }
+    }
+
+    /// Checks that levels ≥ 1 hold disjoint, ordered tables.
+    pub fn check_invariants(&self) -> std::result::Result<(), String> {
+        for (level, files) in self.levels.iter().enumerate().skip(1) {
+            for w in files.windows(2) {
+                if w[0].largest_user().cmp(w[1].smallest_user()) != Ordering::Less {
+                    return Err(format!(
+                        "level {level}: tables {} and {} overlap",
+                        w[0].number, w[1].number
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

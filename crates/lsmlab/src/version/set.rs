@@ -1,0 +1,185 @@
+//! The version set: the current version, the file-number and sequence counters, and the
+//! MANIFEST that makes them durable.
+//!
+//! Each open writes a fresh MANIFEST holding the whole state as one edit and points CURRENT at
+//! it (write a temporary file, sync, rename), so a MANIFEST never grows across many sessions.
+
+use super::{FileReaper, Version, VersionEdit};
+use crate::env::{Env, IoCategory};
+use crate::error::{Error, Result};
+use crate::filename::{current_path, manifest_path, temp_path};
+use crate::wal::{LogReader, LogWriter, ReadOutcome};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The durable state of the tree.
+pub struct VersionSet {
+    env: Env,
+    dir: PathBuf,
+    reaper: Arc<FileReaper>,
+    current: Arc<Version>,
+    /// The next file number to hand out.
+    pub next_file_number: u64,
+    /// The last sequence number made durable in a table or the WAL.
+    pub last_sequence: u64,
+    /// WALs numbered below this hold nothing that is not in a table.
+    pub log_number: u64,
+    manifest: Option<LogWriter>,
+    manifest_number: u64,
+}
+
+impl VersionSet {
+    /// A new, empty tree in `dir` (no CURRENT yet; call [`VersionSet::write_new_manifest`]).
+    pub fn create(env: Env, dir: &Path, num_levels: usize, reaper: Arc<FileReaper>) -> VersionSet {
+        VersionSet {
+            env,
+            dir: dir.to_path_buf(),
+            reaper,
+            current: Arc::new(Version::empty(num_levels)),
+            next_file_number: 2,
+            last_sequence: 0,
+            log_number: 0,
+            manifest: None,
+            manifest_number: 0,
+        }
+    }
+
+    /// Rebuilds the tree from CURRENT and the MANIFEST it names.
+    pub fn recover(
+        env: Env,
+        dir: &Path,
+        num_levels: usize,
+        reaper: Arc<FileReaper>,
+    ) -> Result<VersionSet> {
+        let cur_path = current_path(dir);
+        let current = env.read_file(&cur_path, IoCategory::Manifest)?;
+        let name = std::str::from_utf8(&current)
+            .ok()
+            .and_then(|s| s.strip_suffix('\n'))
+            .filter(|s| s.starts_with("MANIFEST-") && !s.contains('/'))
+            .ok_or_else(|| Error::corruption(&cur_path, 0, "CURRENT does not name a MANIFEST"))?;
+        let mpath = dir.join(name);
+        let data = env.read_file(&mpath, IoCategory::Manifest)?;
+        let mut vs = VersionSet::create(env, dir, num_levels, reaper);
+        let mut reader = LogReader::new(&data, &mpath);
+        let mut version = Version::empty(num_levels);
+        let mut records = 0;
+        loop {
+            let at = reader.position();
+            let Some(rec) = reader.next_record() else {
+                break;
+            };
+            let edit = VersionEdit::decode(rec).map_err(|m| Error::corruption(&mpath, at, m))?;
+            if let Some(&(level, _)) = edit.added.iter().find(|(l, _)| *l >= num_levels) {
+                return Err(Error::corruption(
+                    &mpath,
+                    at,
+                    format!("table at level {level}, but num_levels is {num_levels}"),
+                ));
+            }
+            if let Some(n) = edit.log_number {
+                vs.log_number = n;
+            }
+            if let Some(n) = edit.next_file_number {
+                vs.next_file_number = n;
+            }
+            if let Some(n) = edit.last_sequence {
+                vs.last_sequence = n;
+            }
+            version = version.apply(&edit, &vs.reaper);
+            records += 1;
+        }
+        match reader.outcome() {
+            ReadOutcome::Corruption {
+                file,
+                offset,
+                message,
+            } => return Err(Error::corruption(file, offset, message)),
+            // A torn last edit was never acknowledged: its outputs are orphans, deleted at open.
+            ReadOutcome::TornTail { .. } | ReadOutcome::Clean => {}
+        }
+        if records == 0 {
+            return Err(Error::corruption(&mpath, 0, "MANIFEST holds no version"));
+        }
+        version
+            .check_invariants()
+            .map_err(|m| Error::corruption(&mpath, 0, m))?;
+        for (_, f) in version.files() {
+            vs.next_file_number = vs.next_file_number.max(f.number + 1);
+        }
+        vs.current = Arc::new(version);
+        Ok(vs)
+    }
+
+    /// Starts a new MANIFEST holding the whole current state and points CURRENT at it.
+    pub fn write_new_manifest(&mut self) -> Result<()> {
+        let number = self.new_file_number();
+        let path = manifest_path(&self.dir, number);
+        let mut w = LogWriter::new(self.env.create(&path, IoCategory::Manifest)?);
+        let snapshot = VersionEdit {
+            log_number: Some(self.log_number),
+            next_file_number: Some(self.next_file_number),
+            last_sequence: Some(self.last_sequence),
+            deleted: Vec::new(),
+            added: self
+                .current
+                .files()
+                .map(|(l, f)| (l, f.to_new_file()))
+                .collect(),
+        };
+        w.add_record(&snapshot.encode())?;
+        w.sync()?;
+        let tmp = temp_path(&self.dir, number);
+        let mut t = self.env.create(&tmp, IoCategory::Manifest)?;
+        t.append(format!("MANIFEST-{number:06}\n").as_bytes())?;
+        t.sync()?;
+        drop(t);
+        self.env.fs.rename(&tmp, &current_path(&self.dir))?;
+        self.env.fs.sync_dir(&self.dir)?;
+        let old = std::mem::replace(&mut self.manifest_number, number);
+        self.manifest = Some(w);
+        if old != 0 {
+            let _ = self.env.fs.remove_file(&manifest_path(&self.dir, old));
+        }
+        Ok(())
+    }
+
+    /// Number of the live MANIFEST.
+    pub fn manifest_number(&self) -> u64 {
+        self.manifest_number
+    }
+
+    /// Hands out a file number.
+    pub fn new_file_number(&mut self) -> u64 {
+        let n = self.next_file_number;
+        self.next_file_number += 1;
+        n
+    }
+
+    /// The current version.
+    pub fn current(&self) -> Arc<Version> {
+        self.current.clone()
+    }
+
+    /// Installs the tables recovery wrote from the WALs; they become durable with the next
+    /// [`VersionSet::write_new_manifest`].
+    pub fn apply_recovered(&mut self, edit: &VersionEdit) {
+        self.current = Arc::new(self.current.apply(edit, &self.reaper));
+    }
+
+    /// Makes `edit` durable in the MANIFEST, then installs the version it yields.
+    pub fn log_and_apply(&mut self, mut edit: VersionEdit) -> Result<Arc<Version>> {
+        edit.next_file_number = Some(self.next_file_number);
+        edit.last_sequence = Some(self.last_sequence);
+        let Some(w) = self.manifest.as_mut() else {
+            return Err(Error::InvalidArgument("no MANIFEST is open".into()));
+        };
+        w.add_record(&edit.encode())?;
+        w.sync()?;
+        if let Some(n) = edit.log_number {
+            self.log_number = n;
+        }
+        self.current = Arc::new(self.current.apply(&edit, &self.reaper));
+        Ok(self.current.clone())
+    }
+}
