@@ -59,6 +59,34 @@ impl MemFs {
         self.state.lock().locks.clear();
     }
 
+    /// A new file system holding what a power cut would leave of this one: every file cut to
+    /// its synced length plus `keep(path, unsynced_len)` bytes of its unsynced tail. The
+    /// original is untouched, so a database still running on it cannot write into the image.
+    pub fn crash_image(&self, mut keep: impl FnMut(&Path, usize) -> usize) -> MemFs {
+        let st = self.state.lock();
+        let mut files = BTreeMap::new();
+        for (path, f) in &st.files {
+            let data = f.data.lock();
+            let synced = (*f.synced.lock()).min(data.len());
+            let kept = keep(path, data.len() - synced).min(data.len() - synced);
+            let copy = data[..synced + kept].to_vec();
+            let len = copy.len();
+            files.insert(
+                path.clone(),
+                Arc::new(MemFile {
+                    data: Mutex::new(copy),
+                    synced: Mutex::new(len),
+                }),
+            );
+        }
+        MemFs {
+            state: Arc::new(Mutex::new(State {
+                files,
+                locks: HashSet::new(),
+            })),
+        }
+    }
+
     /// Every path and its size, for tests that corrupt files.
     pub fn files(&self) -> Vec<(PathBuf, usize)> {
         let st = self.state.lock();

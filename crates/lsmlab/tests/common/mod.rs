@@ -1,0 +1,66 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use lsmlab::env::MemFs;
+use lsmlab::{Db, Options, ReadOptions};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Options that make many small tables and several levels from little data.
+pub fn small_options(fs: &MemFs) -> Options {
+    Options {
+        fs: Arc::new(fs.clone()),
+        write_buffer_size: 4096,
+        target_file_size_base: 2048,
+        max_bytes_for_level_base: 8192,
+        max_bytes_for_level_multiplier: 4.0,
+        level0_file_num_compaction_trigger: 2,
+        level0_slowdown_writes_trigger: 8,
+        level0_stop_writes_trigger: 12,
+        num_levels: 5,
+        block_size: 256,
+        block_cache_size: 64 * 1024,
+        ..Options::default()
+    }
+}
+
+pub const DIR: &str = "/db";
+
+/// Every (key, value) of the database, by a forward scan.
+pub fn scan(db: &Db, opts: &ReadOptions) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    let mut it = db.iter(opts).expect("iterator");
+    it.seek_to_first();
+    let mut out = BTreeMap::new();
+    while it.valid() {
+        out.insert(it.key().to_vec(), it.value().to_vec());
+        it.next();
+    }
+    it.status().expect("scan status");
+    out
+}
+
+/// Every (key, value) of the database, by a backward scan, returned in key order.
+pub fn scan_reverse(db: &Db, opts: &ReadOptions) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut it = db.iter(opts).expect("iterator");
+    it.seek_to_last();
+    let mut out = Vec::new();
+    while it.valid() {
+        out.push((it.key().to_vec(), it.value().to_vec()));
+        it.prev();
+    }
+    it.status().expect("reverse scan status");
+    out.reverse();
+    out
+}
+
+pub fn key(i: u32) -> Vec<u8> {
+    format!("key{i:05}").into_bytes()
+}
+
+pub fn value(i: u32, version: u32, len: usize) -> Vec<u8> {
+    let mut v = format!("v{i}-{version}-").into_bytes();
+    while v.len() < len {
+        v.push(b'a' + (v.len() % 26) as u8);
+    }
+    v
+}

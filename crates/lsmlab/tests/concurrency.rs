@@ -1,0 +1,82 @@
+//! Several writer and reader threads with background flushes and compactions; readers must see
+//! each key's versions in order, and the end state must equal the model.
+
+mod common;
+
+use common::*;
+use lsmlab::env::MemFs;
+use lsmlab::{Db, ReadOptions};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+const WRITERS: u32 = 4;
+const KEYS_PER_WRITER: u32 = 150;
+const ROUNDS: u32 = 12;
+
+fn version_of(v: &[u8]) -> u32 {
+    let s = std::str::from_utf8(v).unwrap();
+    s.split('-').nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn concurrent_writers_and_readers_agree_with_the_model() {
+    let fs = MemFs::new();
+    let db = Arc::new(Db::open(DIR, small_options(&fs)).unwrap());
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut readers = Vec::new();
+    for r in 0..2u32 {
+        let (db, stop) = (db.clone(), stop.clone());
+        readers.push(std::thread::spawn(move || {
+            let mut seen: BTreeMap<u32, u32> = BTreeMap::new();
+            let mut i = r;
+            let mut reads = 0;
+            while !stop.load(Ordering::Relaxed) || reads < 1000 {
+                let k = (i * 31) % (WRITERS * KEYS_PER_WRITER);
+                i += 1;
+                reads += 1;
+                if let Some(v) = db.get(&key(k)).unwrap() {
+                    let ver = version_of(&v);
+                    let prev = seen.insert(k, ver).unwrap_or(0);
+                    assert!(
+                        ver >= prev,
+                        "key {k}: version went back from {prev} to {ver}"
+                    );
+                }
+                if reads % 200 == 0 {
+                    // A scan sees each key once, in order.
+                    let m = scan(&db, &ReadOptions::default());
+                    assert!(m.len() <= (WRITERS * KEYS_PER_WRITER) as usize);
+                }
+            }
+        }));
+    }
+    let mut writers = Vec::new();
+    for w in 0..WRITERS {
+        let db = db.clone();
+        writers.push(std::thread::spawn(move || {
+            for round in 1..=ROUNDS {
+                for j in 0..KEYS_PER_WRITER {
+                    let k = w * KEYS_PER_WRITER + j;
+                    db.put(&key(k), &value(k, round, 50)).unwrap();
+                }
+            }
+        }));
+    }
+    for t in writers {
+        t.join().unwrap();
+    }
+    stop.store(true, Ordering::Relaxed);
+    for t in readers {
+        t.join().unwrap();
+    }
+    db.wait_for_background_work().unwrap();
+    let got = scan(&db, &ReadOptions::default());
+    assert_eq!(got.len(), (WRITERS * KEYS_PER_WRITER) as usize);
+    for (k, v) in &got {
+        let i: u32 = std::str::from_utf8(&k[3..]).unwrap().parse().unwrap();
+        assert_eq!(v, &value(i, ROUNDS, 50));
+    }
+    let stats = db.statistics();
+    assert!(stats.ticker(lsmlab::Ticker::Flushes) > 0);
+}

@@ -1,0 +1,212 @@
+//! Randomized model test: every read of the engine must equal a `BTreeMap`'s, across puts,
+//! deletes, batches, scans in both directions, snapshots, flushes, compactions and reopens.
+
+mod common;
+
+use common::*;
+use lsmlab::env::MemFs;
+use lsmlab::{Db, ReadOptions, Snapshot, WriteBatch, WriteOptions};
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Put(u32, usize),
+    Delete(u32),
+    Batch(Vec<(u32, Option<usize>)>),
+    Get(u32),
+    Seek(u32, usize, bool),
+    Flush,
+    Compact(Option<(u32, u32)>),
+    TakeSnapshot,
+    CheckSnapshot(usize),
+    Reopen,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let k = 0u32..300;
+    prop_oneof![
+        30 => (k.clone(), 0usize..200).prop_map(|(k, n)| Op::Put(k, n)),
+        8 => k.clone().prop_map(Op::Delete),
+        6 => prop::collection::vec((k.clone(), prop::option::of(0usize..100)), 1..20).prop_map(Op::Batch),
+        15 => k.clone().prop_map(Op::Get),
+        6 => (k.clone(), 0usize..30, any::<bool>()).prop_map(|(k, n, fwd)| Op::Seek(k, n, fwd)),
+        2 => Just(Op::Flush),
+        1 => prop::option::of((k.clone(), k)).prop_map(Op::Compact),
+        2 => Just(Op::TakeSnapshot),
+        3 => (0usize..8).prop_map(Op::CheckSnapshot),
+        1 => Just(Op::Reopen),
+    ]
+}
+
+fn seek_model(
+    m: &BTreeMap<Vec<u8>, Vec<u8>>,
+    k: &[u8],
+    n: usize,
+    fwd: bool,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let kv = |(a, b): (&Vec<u8>, &Vec<u8>)| (a.clone(), b.clone());
+    if fwd {
+        m.range(k.to_vec()..).take(n).map(kv).collect()
+    } else {
+        m.range(..=k.to_vec()).rev().take(n).map(kv).collect()
+    }
+}
+
+fn seek_db(db: &Db, opts: &ReadOptions, k: &[u8], n: usize, fwd: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut it = db.iter(opts).unwrap();
+    let mut out = Vec::new();
+    if fwd {
+        it.seek(k);
+    } else {
+        it.seek_for_prev(k);
+    }
+    while it.valid() && out.len() < n {
+        out.push((it.key().to_vec(), it.value().to_vec()));
+        if fwd {
+            it.next()
+        } else {
+            it.prev()
+        }
+    }
+    it.status().unwrap();
+    out
+}
+
+fn run(ops: Vec<Op>) {
+    let fs = MemFs::new();
+    let opts = small_options(&fs);
+    let mut db = Some(Db::open(DIR, opts.clone()).unwrap());
+    let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+    let mut snaps: Vec<(Snapshot, BTreeMap<Vec<u8>, Vec<u8>>)> = Vec::new();
+    let mut version = 0u32;
+    for op in ops {
+        let d = db.as_ref().unwrap();
+        version += 1;
+        match op {
+            Op::Put(k, n) => {
+                let v = value(k, version, n);
+                d.put(&key(k), &v).unwrap();
+                model.insert(key(k), v);
+            }
+            Op::Delete(k) => {
+                d.delete(&key(k)).unwrap();
+                model.remove(&key(k));
+            }
+            Op::Batch(items) => {
+                let mut b = WriteBatch::new();
+                for (k, v) in items {
+                    match v {
+                        Some(n) => {
+                            let v = value(k, version, n);
+                            b.put(&key(k), &v);
+                            model.insert(key(k), v);
+                        }
+                        None => {
+                            b.delete(&key(k));
+                            model.remove(&key(k));
+                        }
+                    }
+                }
+                d.write(&WriteOptions::default(), b).unwrap();
+            }
+            Op::Get(k) => assert_eq!(
+                d.get(&key(k)).unwrap(),
+                model.get(&key(k)).cloned(),
+                "get {k}"
+            ),
+            Op::Seek(k, n, fwd) => {
+                let ro = ReadOptions::default();
+                assert_eq!(
+                    seek_db(d, &ro, &key(k), n, fwd),
+                    seek_model(&model, &key(k), n, fwd),
+                    "seek {k} fwd={fwd}"
+                );
+            }
+            Op::Flush => d.flush().unwrap(),
+            Op::Compact(r) => {
+                let (lo, hi) = match r {
+                    Some((a, b)) => (Some(key(a.min(b))), Some(key(a.max(b)))),
+                    None => (None, None),
+                };
+                d.compact_range(lo.as_deref(), hi.as_deref()).unwrap();
+            }
+            Op::TakeSnapshot => {
+                snaps.push((d.snapshot(), model.clone()));
+                if snaps.len() > 4 {
+                    snaps.remove(0);
+                }
+            }
+            Op::CheckSnapshot(i) => {
+                if let Some((s, m)) = snaps.get(i % snaps.len().max(1)) {
+                    let ro = ReadOptions {
+                        snapshot: Some(s.clone()),
+                        ..Default::default()
+                    };
+                    assert_eq!(&scan(d, &ro), m, "snapshot scan");
+                    for k in m.keys().take(5) {
+                        assert_eq!(d.get_with(&ro, k).unwrap().as_ref(), m.get(k));
+                    }
+                }
+            }
+            Op::Reopen => {
+                snaps.clear();
+                db.take().unwrap().close().unwrap();
+                db = Some(Db::open(DIR, opts.clone()).unwrap());
+            }
+        }
+    }
+    let d = db.as_ref().unwrap();
+    let ro = ReadOptions::default();
+    assert_eq!(scan(d, &ro), model, "final forward scan");
+    let rev: Vec<_> = model.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    assert_eq!(scan_reverse(d, &ro), rev, "final reverse scan");
+    d.wait_for_background_work().unwrap();
+    assert_eq!(scan(d, &ro), model, "scan after background work");
+    for (k, v) in &model {
+        assert_eq!(d.get(k).unwrap().as_ref(), Some(v));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, max_shrink_iters: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400)) {
+        run(ops);
+    }
+}
+
+#[test]
+fn many_levels_form_and_reads_stay_correct() {
+    let fs = MemFs::new();
+    let db = Db::open(DIR, small_options(&fs)).unwrap();
+    let mut model = BTreeMap::new();
+    for round in 0..6u32 {
+        for i in 0..800u32 {
+            let k = (i * 7919 + round * 13) % 1500;
+            let v = value(k, round, 40 + (i % 50) as usize);
+            db.put(&key(k), &v).unwrap();
+            model.insert(key(k), v);
+            if i % 97 == 0 {
+                db.delete(&key(i % 1500)).unwrap();
+                model.remove(&key(i % 1500));
+            }
+        }
+    }
+    db.wait_for_background_work().unwrap();
+    let deep = (2..5).any(|l| {
+        db.property_int(&format!("rocksdb.num-files-at-level{l}"))
+            .unwrap()
+            > 0
+    });
+    assert!(
+        deep,
+        "expected tables below level 1:\n{}",
+        db.property("rocksdb.levelstats").unwrap()
+    );
+    assert_eq!(scan(&db, &ReadOptions::default()), model);
+    for k in 0..1500 {
+        assert_eq!(db.get(&key(k)).unwrap(), model.get(&key(k)).cloned());
+    }
+}
