@@ -435,7 +435,8 @@ mod tests {
         for (k, v) in &entries {
             b.add(k, v);
         }
-        assert!(b.finish().len() < whole / 2);
+        // Each key is 27 bytes; all but a few digits and the trailer are shared.
+        assert!(b.finish().len() < whole * 2 / 3);
     }
 
     #[test]
@@ -444,7 +445,7 @@ mod tests {
         assert!(Block::new(vec![0, 0, 0, 0]).is_err()); // zero restarts
         assert!(Block::new(vec![5, 0, 0, 0]).is_err()); // five restarts in four bytes
                                                         // One restart pointing past the entries.
-        assert!(Block::new(vec![9, 9, 0, 0, 0, 0, 1, 0, 0, 0]).is_err());
+        assert!(Block::new(vec![9, 9, 9, 0, 0, 0, 1, 0, 0, 0]).is_err());
     }
 
     /// Every byte string decodes without panicking (errors are fine).
