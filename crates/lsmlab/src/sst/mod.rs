@@ -4,14 +4,20 @@
 //! block, and a fixed-size footer with the magic number and format version. Every block is
 //! followed by a 5-byte trailer: compression type and CRC32C of block + type.
 
-use crate::cache::BlockCache;
-use crate::env::{CountedRandom, CountedWritable, IoCategory};
-use crate::error::Result;
+pub mod block;
+pub mod block_iter;
+mod builder;
+pub mod footer;
+mod properties;
+mod reader;
+#[cfg(test)]
+mod tests;
+
+pub use builder::{TableBuilder, MAX_ENTRY_BYTES};
+pub use reader::TableReader;
+
 use crate::filter::FilterPolicy;
-use crate::iter::InternalIterator;
 use crate::options::Compression;
-use crate::stats::Statistics;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// How a table is written.
@@ -63,32 +69,6 @@ pub struct TableSummary {
     pub properties: TableProperties,
 }
 
-/// Writes one table.
-pub struct TableBuilder {}
-
-impl TableBuilder {
-    /// A builder writing to `file` (at `path`, for error messages).
-    pub fn new(_file: CountedWritable, _path: PathBuf, _opts: TableOptions) -> TableBuilder {
-        todo!()
-    }
-    /// Adds an entry; internal keys must come in strictly increasing order.
-    pub fn add(&mut self, _ikey: &[u8], _value: &[u8]) -> Result<()> {
-        todo!()
-    }
-    /// Entries added so far.
-    pub fn num_entries(&self) -> u64 {
-        todo!()
-    }
-    /// Bytes the file will have if finished now (estimate).
-    pub fn estimated_size(&self) -> u64 {
-        todo!()
-    }
-    /// Writes filter, properties, index and footer, and syncs the file.
-    pub fn finish(self) -> Result<TableSummary> {
-        todo!()
-    }
-}
-
 /// The outcome of a point lookup in one table.
 #[derive(Debug, PartialEq, Eq)]
 pub enum TableGet {
@@ -103,44 +83,4 @@ pub enum TableGet {
         /// Its value.
         value: Vec<u8>,
     },
-}
-
-/// An open table: index and filter held in memory, data blocks read on demand.
-pub struct TableReader {}
-
-impl TableReader {
-    /// Opens a table and reads its footer, index, filter and properties.
-    pub fn open(
-        _file: CountedRandom,
-        _path: PathBuf,
-        _file_number: u64,
-        _cache: Option<Arc<BlockCache>>,
-        _stats: Arc<Statistics>,
-    ) -> Result<TableReader> {
-        todo!()
-    }
-    /// Looks up `lookup`, an internal key `(user_key, seq, SEEK_KIND)`.
-    pub fn get(&self, _lookup: &[u8], _cat: IoCategory) -> Result<TableGet> {
-        todo!()
-    }
-    /// A cursor over every entry.
-    pub fn iter(
-        self: &Arc<Self>,
-        _cat: IoCategory,
-        _fill_cache: bool,
-    ) -> Box<dyn InternalIterator> {
-        todo!()
-    }
-    /// The table's properties.
-    pub fn properties(&self) -> &TableProperties {
-        todo!()
-    }
-    /// Bytes of memory held by the reader (index and filter).
-    pub fn memory_usage(&self) -> usize {
-        todo!()
-    }
-    /// Bytes of memory held by the filter.
-    pub fn filter_memory(&self) -> usize {
-        todo!()
-    }
 }

@@ -1,0 +1,349 @@
+//! [`TableBuilder`]: writes data blocks as they fill, then filter, properties, index, footer.
+
+use super::block::BlockBuilder;
+use super::footer::{
+    block_crc, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN, LZ4_COMPRESSION, NO_COMPRESSION,
+    ZSTD_COMPRESSION,
+};
+use super::{properties, TableOptions, TableProperties, TableSummary};
+use crate::coding::put_varint32;
+use crate::env::CountedWritable;
+use crate::error::{Error, Result};
+use crate::filter::key_hash;
+use crate::key::{
+    compare_internal, pack_trailer, user_key, ValueKind, MAX_SEQUENCE, SEEK_KIND, TRAILER_LEN,
+};
+use crate::options::Compression;
+use std::cmp::Ordering;
+use std::path::PathBuf;
+
+/// zstd level for `Compression::Zstd` (RocksDB's default level is 3 as well).
+const ZSTD_LEVEL: i32 = 3;
+
+/// Largest key + value one entry may have, 256 MiB: together with [`MAX_CUT_BYTES`] this keeps
+/// every block below the reader's `MAX_BLOCK_BYTES` (1 GiB).
+pub const MAX_ENTRY_BYTES: usize = 256 << 20;
+
+/// A data block is cut at `min(block_size, MAX_CUT_BYTES)` bytes, 256 MiB.
+const MAX_CUT_BYTES: usize = 256 << 20;
+
+/// Writes one table.
+pub struct TableBuilder {
+    file: CountedWritable,
+    path: PathBuf,
+    opts: TableOptions,
+    data: BlockBuilder,
+    index: BlockBuilder,
+    /// Handle of the last data block written, whose index entry waits for the next block's
+    /// first key so that a short separator can be chosen.
+    pending: Option<BlockHandle>,
+    last_key: Vec<u8>,
+    smallest: Vec<u8>,
+    hashes: Vec<u64>,
+    props: TableProperties,
+    /// Reused buffer for compressed blocks.
+    compressed: Vec<u8>,
+    zstd: Option<zstd::bulk::Compressor<'static>>,
+    /// The first write error; every later call returns it.
+    failed: Option<Error>,
+}
+
+impl TableBuilder {
+    /// A builder writing to `file` (at `path`, for error messages).
+    pub fn new(file: CountedWritable, path: PathBuf, opts: TableOptions) -> TableBuilder {
+        TableBuilder {
+            file,
+            path,
+            data: BlockBuilder::new(opts.block_restart_interval),
+            // Interval 1: every index entry is a restart point, searched in place by readers.
+            index: BlockBuilder::new(1),
+            opts,
+            pending: None,
+            last_key: Vec::new(),
+            smallest: Vec::new(),
+            hashes: Vec::new(),
+            props: TableProperties::default(),
+            compressed: Vec::new(),
+            zstd: None,
+            failed: None,
+        }
+    }
+
+    /// Adds an entry; internal keys must come in strictly increasing order.
+    pub fn add(&mut self, ikey: &[u8], value: &[u8]) -> Result<()> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if ikey.len() < TRAILER_LEN {
+            return Err(Error::InvalidArgument(format!(
+                "table {}: internal key of {} bytes is shorter than its 8-byte trailer",
+                self.path.display(),
+                ikey.len()
+            )));
+        }
+        if ikey.len() + value.len() > MAX_ENTRY_BYTES {
+            return Err(Error::InvalidArgument(format!(
+                "table {}: entry of {} bytes exceeds {MAX_ENTRY_BYTES} bytes",
+                self.path.display(),
+                ikey.len() + value.len()
+            )));
+        }
+        let first = self.props.num_entries == 0;
+        if !first && compare_internal(ikey, &self.last_key) != Ordering::Greater {
+            return Err(Error::InvalidArgument(format!(
+                "table {}: keys added out of order",
+                self.path.display()
+            )));
+        }
+        if let Some(h) = self.pending.take() {
+            let sep = separator(&self.last_key, ikey);
+            self.add_index_entry(&sep, h);
+        }
+        if self.opts.filter.is_some() && (first || user_key(ikey) != user_key(&self.last_key)) {
+            self.hashes.push(key_hash(user_key(ikey)));
+        }
+        if first {
+            self.smallest = ikey.to_vec();
+        }
+        self.data.add(ikey, value);
+        self.last_key.clear();
+        self.last_key.extend_from_slice(ikey);
+        self.props.num_entries += 1;
+        self.props.raw_key_size += ikey.len() as u64;
+        self.props.raw_value_size += value.len() as u64;
+        if ikey[ikey.len() - TRAILER_LEN] == ValueKind::Deletion as u8 {
+            self.props.num_deletions += 1;
+        }
+        if self.data.estimated_size() >= self.opts.block_size.min(MAX_CUT_BYTES) {
+            self.flush_data_block()?;
+        }
+        Ok(())
+    }
+
+    /// Entries added so far.
+    pub fn num_entries(&self) -> u64 {
+        self.props.num_entries
+    }
+
+    /// Bytes the file will have if finished now (estimate).
+    pub fn estimated_size(&self) -> u64 {
+        let filter = if self.opts.filter.is_some() {
+            // About 10 bits per key: the estimate only steers file cutting.
+            self.hashes.len() * 10 / 8
+        } else {
+            0
+        };
+        self.file.len()
+            + (self.data.estimated_size() + self.index.estimated_size() + filter) as u64
+            + (FOOTER_LEN + 4 * BLOCK_TRAILER_LEN) as u64
+    }
+
+    /// Writes filter, properties, index and footer, and syncs the file.
+    pub fn finish(mut self) -> Result<TableSummary> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        if !self.data.is_empty() {
+            self.flush_data_block()?;
+        }
+        if let Some(h) = self.pending.take() {
+            let last = successor(&self.last_key);
+            self.add_index_entry(&last, h);
+        }
+        let mut footer = Footer {
+            index: BlockHandle::default(),
+            properties: BlockHandle::default(),
+            filter: BlockHandle::default(),
+        };
+        if let Some(policy) = self.opts.filter.clone() {
+            let filter = policy.build(&self.hashes);
+            footer.filter = self.write_raw(&filter, NO_COMPRESSION)?;
+            self.props.filter_size = (filter.len() + BLOCK_TRAILER_LEN) as u64;
+            self.props.filter_policy = policy.name().to_string();
+        }
+        // The index is finished first so that the properties can record its size.
+        let mut index = std::mem::replace(&mut self.index, BlockBuilder::new(1));
+        let index_bytes = index.finish();
+        self.props.index_size = (index_bytes.len() + BLOCK_TRAILER_LEN) as u64;
+        let props = properties::encode(&self.props);
+        footer.properties = self.write_raw(&props, NO_COMPRESSION)?;
+        footer.index = self.write_raw(index_bytes, NO_COMPRESSION)?;
+        let f = footer.encode();
+        self.append(&f)?;
+        self.file.sync()?;
+        Ok(TableSummary {
+            file_size: self.file.len(),
+            smallest: self.smallest,
+            largest: self.last_key,
+            properties: self.props,
+        })
+    }
+
+    fn add_index_entry(&mut self, key: &[u8], h: BlockHandle) {
+        // Two varint64s take at most 20 bytes.
+        let mut buf = Vec::with_capacity(20);
+        h.encode_varint(&mut buf);
+        self.index.add(key, &buf);
+    }
+
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        let r = self.file.append(data);
+        if let Err(e) = &r {
+            self.failed = Some(e.clone());
+        }
+        r
+    }
+
+    /// Compresses (if asked and worth it) and writes the current data block.
+    fn flush_data_block(&mut self) -> Result<()> {
+        let mut data = std::mem::replace(&mut self.data, BlockBuilder::new(0));
+        let raw = data.finish();
+        let kind = self.compress(raw);
+        let h = if kind == NO_COMPRESSION {
+            self.write_raw(raw, NO_COMPRESSION)
+        } else {
+            let c = std::mem::take(&mut self.compressed);
+            let r = self.write_raw(&c, kind);
+            self.compressed = c;
+            r
+        };
+        data.reset();
+        self.data = data;
+        let h = h?;
+        self.props.data_size += h.size + BLOCK_TRAILER_LEN as u64;
+        self.props.num_data_blocks += 1;
+        self.pending = Some(h);
+        Ok(())
+    }
+
+    /// Fills `self.compressed` and returns the type to store, `NO_COMPRESSION` when
+    /// compression is off, fails, or saves less than 12.5 % (then the raw block is stored).
+    fn compress(&mut self, raw: &[u8]) -> u8 {
+        let out = &mut self.compressed;
+        out.clear();
+        put_varint32(out, raw.len() as u32);
+        let start = out.len();
+        let kind = match self.opts.compression {
+            Compression::None => return NO_COMPRESSION,
+            Compression::Lz4 => {
+                out.resize(
+                    start + lz4_flex::block::get_maximum_output_size(raw.len()),
+                    0,
+                );
+                match lz4_flex::block::compress_into(raw, &mut out[start..]) {
+                    Ok(n) => out.truncate(start + n),
+                    Err(_) => return NO_COMPRESSION,
+                }
+                LZ4_COMPRESSION
+            }
+            Compression::Zstd => {
+                if self.zstd.is_none() {
+                    self.zstd = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok();
+                }
+                let Some(z) = self.zstd.as_mut() else {
+                    return NO_COMPRESSION;
+                };
+                match z.compress(raw) {
+                    Ok(c) => out.extend_from_slice(&c),
+                    Err(_) => return NO_COMPRESSION,
+                }
+                ZSTD_COMPRESSION
+            }
+        };
+        if out.len() < raw.len() - raw.len() / 8 {
+            kind
+        } else {
+            NO_COMPRESSION
+        }
+    }
+
+    /// Writes a block and its trailer; returns its handle.
+    fn write_raw(&mut self, block: &[u8], kind: u8) -> Result<BlockHandle> {
+        let h = BlockHandle {
+            offset: self.file.len(),
+            size: block.len() as u64,
+        };
+        let mut trailer = [0u8; BLOCK_TRAILER_LEN];
+        trailer[0] = kind;
+        trailer[1..].copy_from_slice(&block_crc(block, kind).to_le_bytes());
+        self.append(block)?;
+        self.append(&trailer)?;
+        Ok(h)
+    }
+}
+
+/// The smallest internal key of a user key: sorts before every real entry of it.
+fn max_trailer() -> [u8; TRAILER_LEN] {
+    pack_trailer(MAX_SEQUENCE, SEEK_KIND).to_le_bytes()
+}
+
+/// A short internal key `k` with `a ≤ k < b` (`a < b`), for the index entry between two blocks.
+pub(crate) fn separator(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let (ua, ub) = (user_key(a), user_key(b));
+    let n = ua.iter().zip(ub).take_while(|(x, y)| x == y).count();
+    if n < ua.len() && n < ub.len() {
+        let byte = ua[n];
+        if byte < 0xff && byte + 1 < ub[n] && n + 1 < ua.len() {
+            // ua[..n] + (ua[n] + 1): greater than ua, less than ub, shorter than ua.
+            let mut k = Vec::with_capacity(n + 1 + TRAILER_LEN);
+            k.extend_from_slice(&ua[..n]);
+            k.push(byte + 1);
+            k.extend_from_slice(&max_trailer());
+            return k;
+        }
+    }
+    a.to_vec()
+}
+
+/// A short internal key `k ≥ a`, for the index entry of the last block.
+pub(crate) fn successor(a: &[u8]) -> Vec<u8> {
+    let ua = user_key(a);
+    if let Some(i) = ua.iter().position(|&b| b != 0xff) {
+        if i + 1 < ua.len() {
+            let mut k = Vec::with_capacity(i + 1 + TRAILER_LEN);
+            k.extend_from_slice(&ua[..i]);
+            k.push(ua[i] + 1);
+            k.extend_from_slice(&max_trailer());
+            return k;
+        }
+    }
+    a.to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::make_internal_key;
+
+    fn ik(u: &[u8], seq: u64) -> Vec<u8> {
+        make_internal_key(u, seq, ValueKind::Value)
+    }
+
+    #[test]
+    fn separators_lie_between_their_keys_and_are_short() {
+        let cases: &[(&[u8], u64, &[u8], u64)] = &[
+            (b"abcdefgh", 5, b"abzz", 9),
+            (b"abc", 5, b"abd", 1),
+            (b"abc", 5, b"abc", 1),
+            (b"a\xff\xff", 1, b"b", 1),
+            (b"", 1, b"a", 1),
+            (b"foo", 1, b"foobar", 1),
+        ];
+        for &(ua, sa, ub, sb) in cases {
+            let (a, b) = (ik(ua, sa), ik(ub, sb));
+            let s = separator(&a, &b);
+            assert_ne!(compare_internal(&a, &s), Ordering::Greater, "{ua:?} {ub:?}");
+            assert_eq!(compare_internal(&s, &b), Ordering::Less, "{ua:?} {ub:?}");
+            assert!(s.len() <= a.len());
+        }
+        assert_eq!(
+            user_key(&separator(&ik(b"abcdefgh", 5), &ik(b"abzz", 9))),
+            b"abd"
+        );
+        for ua in [&b"abc"[..], b"\xff\xff", b"\xffa", b""] {
+            let a = ik(ua, 3);
+            assert_ne!(compare_internal(&a, &successor(&a)), Ordering::Greater);
+        }
+        assert_eq!(user_key(&successor(&ik(b"\xffabc", 3))), b"\xffb");
+    }
+}

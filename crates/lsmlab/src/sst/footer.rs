@@ -1,0 +1,214 @@
+//! Block handles, the 5-byte block trailer (compression type + masked CRC32C) and the footer.
+
+use crate::coding::{get_fixed32, get_fixed64, put_fixed32, put_fixed64, put_varint64, Decoder};
+
+/// Bytes after every block: 1 byte compression type + 4 bytes masked CRC32C.
+pub const BLOCK_TRAILER_LEN: usize = 5;
+
+/// Bytes of the footer at the end of every table.
+pub const FOOTER_LEN: usize = 64;
+
+/// The last 8 bytes of every table: ASCII `"LSMLABTB"` read as a little-endian u64.
+pub const TABLE_MAGIC: u64 = u64::from_le_bytes(*b"LSMLABTB");
+
+/// The table format this code writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Compression type byte: block stored as is.
+pub const NO_COMPRESSION: u8 = 0;
+/// Compression type byte: varint32 uncompressed length, then an LZ4 block (lz4_flex).
+pub const LZ4_COMPRESSION: u8 = 1;
+/// Compression type byte: varint32 uncompressed length, then a zstd frame (level 3).
+pub const ZSTD_COMPRESSION: u8 = 2;
+
+/// Largest decoded block a reader accepts, 1 GiB: a bound on what a corrupt length may make
+/// the reader allocate. Writers cut blocks far below it.
+pub const MAX_BLOCK_BYTES: usize = 1 << 30;
+
+/// Added to a rotated CRC so that a CRC of data that contains CRCs is not itself a valid CRC
+/// (LevelDB's mask).
+const CRC_MASK_DELTA: u32 = 0xa282_ead8;
+
+/// Masks a CRC32C for storage, as LevelDB does.
+#[inline]
+pub fn mask_crc(crc: u32) -> u32 {
+    crc.rotate_right(15).wrapping_add(CRC_MASK_DELTA)
+}
+
+/// Undoes [`mask_crc`].
+#[inline]
+pub fn unmask_crc(masked: u32) -> u32 {
+    masked.wrapping_sub(CRC_MASK_DELTA).rotate_left(15)
+}
+
+/// The stored (masked) checksum of a block and its type byte.
+#[inline]
+pub fn block_crc(block: &[u8], kind: u8) -> u32 {
+    mask_crc(crc32c::crc32c_append(crc32c::crc32c(block), &[kind]))
+}
+
+/// Where a block is: its offset and its size on disk, trailer excluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BlockHandle {
+    /// Offset of the block's first byte.
+    pub offset: u64,
+    /// Bytes of the block, without its 5-byte trailer.
+    pub size: u64,
+}
+
+impl BlockHandle {
+    /// Appends the handle as two varints (index entry values).
+    pub fn encode_varint(&self, dst: &mut Vec<u8>) {
+        put_varint64(dst, self.offset);
+        put_varint64(dst, self.size);
+    }
+
+    /// Decodes a handle written by [`BlockHandle::encode_varint`]; the whole slice must be used.
+    pub fn decode_varint(src: &[u8]) -> Option<BlockHandle> {
+        let mut d = Decoder::new(src);
+        let h = BlockHandle {
+            offset: d.varint64()?,
+            size: d.varint64()?,
+        };
+        d.is_empty().then_some(h)
+    }
+
+    /// End of the block's trailer, if it does not overflow.
+    pub fn end_with_trailer(&self) -> Option<u64> {
+        self.offset
+            .checked_add(self.size)?
+            .checked_add(BLOCK_TRAILER_LEN as u64)
+    }
+}
+
+/// The fixed-size end of a table.
+///
+/// ```text
+/// index handle (fixed64 offset, fixed64 size)
+/// properties handle (fixed64 offset, fixed64 size)
+/// filter handle (fixed64 offset, fixed64 size; zeros without filter)
+/// format version (fixed32)
+/// masked CRC32C of the 52 bytes above (fixed32)
+/// magic (fixed64)
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footer {
+    /// The index block.
+    pub index: BlockHandle,
+    /// The properties block.
+    pub properties: BlockHandle,
+    /// The filter block (meaningful only when the properties name a filter policy).
+    pub filter: BlockHandle,
+}
+
+/// Bytes covered by the footer's checksum: three handles and the version.
+const FOOTER_CRC_COVERED: usize = 3 * 16 + 4;
+
+impl Footer {
+    /// The footer's 64 bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(FOOTER_LEN);
+        for h in [self.index, self.properties, self.filter] {
+            put_fixed64(&mut v, h.offset);
+            put_fixed64(&mut v, h.size);
+        }
+        put_fixed32(&mut v, FORMAT_VERSION);
+        let crc = mask_crc(crc32c::crc32c(&v));
+        put_fixed32(&mut v, crc);
+        put_fixed64(&mut v, TABLE_MAGIC);
+        debug_assert_eq!(v.len(), FOOTER_LEN);
+        v
+    }
+
+    /// Decodes and checks a footer; the error says which check failed.
+    pub fn decode(src: &[u8]) -> Result<Footer, String> {
+        if src.len() != FOOTER_LEN {
+            return Err(format!("footer is {} bytes, not {FOOTER_LEN}", src.len()));
+        }
+        let magic = get_fixed64(&src[FOOTER_LEN - 8..]).ok_or("footer magic unreadable")?;
+        if magic != TABLE_MAGIC {
+            return Err(format!(
+                "bad table magic {magic:#018x}: not an lsmlab table"
+            ));
+        }
+        let version = get_fixed32(&src[FOOTER_CRC_COVERED - 4..]).ok_or("footer unreadable")?;
+        let stored = get_fixed32(&src[FOOTER_CRC_COVERED..]).ok_or("footer unreadable")?;
+        if stored != mask_crc(crc32c::crc32c(&src[..FOOTER_CRC_COVERED])) {
+            return Err("footer checksum mismatch".into());
+        }
+        if version != FORMAT_VERSION {
+            return Err(format!(
+                "table format version {version}, this build reads version {FORMAT_VERSION}"
+            ));
+        }
+        let h = |i: usize| -> Result<BlockHandle, String> {
+            Ok(BlockHandle {
+                offset: get_fixed64(&src[i * 16..]).ok_or("footer unreadable")?,
+                size: get_fixed64(&src[i * 16 + 8..]).ok_or("footer unreadable")?,
+            })
+        };
+        Ok(Footer {
+            index: h(0)?,
+            properties: h(1)?,
+            filter: h(2)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn footer_round_trips_and_rejects_every_bit_flip() {
+        let f = Footer {
+            index: BlockHandle {
+                offset: 1000,
+                size: 77,
+            },
+            properties: BlockHandle {
+                offset: 900,
+                size: 95,
+            },
+            filter: BlockHandle::default(),
+        };
+        let enc = f.encode();
+        assert_eq!(enc.len(), FOOTER_LEN);
+        assert_eq!(Footer::decode(&enc), Ok(f));
+        for byte in 0..FOOTER_LEN {
+            for bit in 0..8 {
+                let mut e = enc.clone();
+                e[byte] ^= 1 << bit;
+                assert!(Footer::decode(&e).is_err(), "flip {byte}.{bit} accepted");
+            }
+        }
+        assert!(Footer::decode(&enc[1..]).is_err());
+    }
+
+    #[test]
+    fn crc_mask_round_trips_and_changes_the_value() {
+        for c in [0u32, 1, 0xdead_beef, u32::MAX] {
+            assert_eq!(unmask_crc(mask_crc(c)), c);
+            assert_ne!(mask_crc(c), c);
+        }
+    }
+
+    #[test]
+    fn handle_decoding_rejects_truncation_and_trailing_bytes() {
+        let h = BlockHandle {
+            offset: 1 << 40,
+            size: 4096,
+        };
+        let mut v = Vec::new();
+        h.encode_varint(&mut v);
+        assert_eq!(BlockHandle::decode_varint(&v), Some(h));
+        assert_eq!(BlockHandle::decode_varint(&v[..v.len() - 1]), None);
+        v.push(0);
+        assert_eq!(BlockHandle::decode_varint(&v), None);
+        let huge = BlockHandle {
+            offset: u64::MAX,
+            size: 1,
+        };
+        assert_eq!(huge.end_with_trailer(), None);
+    }
+}

@@ -1,0 +1,418 @@
+//! [`TableReader`]: opens a table, answers point lookups, and iterates it.
+
+use super::block::{Block, Cursor};
+use super::block_iter::BlockIter;
+use super::footer::{
+    block_crc, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN, LZ4_COMPRESSION,
+    MAX_BLOCK_BYTES, NO_COMPRESSION, ZSTD_COMPRESSION,
+};
+use super::{properties, TableGet, TableProperties};
+use crate::cache::BlockCache;
+use crate::coding::{get_fixed32, get_varint32};
+use crate::env::{CountedRandom, IoCategory};
+use crate::error::{Error, Result};
+use crate::filter::{key_hash, FilterReader};
+use crate::iter::InternalIterator;
+use crate::key::user_key;
+use crate::stats::{Statistics, Ticker};
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+thread_local! {
+    /// One zstd decompression context per thread: creating one per block costs more than
+    /// decompressing a 4 KiB block.
+    static ZSTD: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
+/// Reads the block at `h`, checks its CRC and decompresses it. `limit` is the offset the block
+/// and its trailer must end by.
+fn read_block_contents(
+    file: &CountedRandom,
+    path: &PathBuf,
+    h: BlockHandle,
+    limit: u64,
+    cat: IoCategory,
+) -> Result<Vec<u8>> {
+    let bad = |m: &str| Error::corruption(path.clone(), h.offset, m);
+    let size = match h.end_with_trailer() {
+        Some(end) if end <= limit => h.size as usize,
+        _ => return Err(bad("block handle points past the end of the table")),
+    };
+    let mut buf = vec![0u8; size + BLOCK_TRAILER_LEN];
+    file.read_at(h.offset, &mut buf, cat)?;
+    let kind = buf[size];
+    let stored = get_fixed32(&buf[size + 1..]).ok_or_else(|| bad("block trailer unreadable"))?;
+    if block_crc(&buf[..size], kind) != stored {
+        return Err(bad("block checksum mismatch"));
+    }
+    if kind == NO_COMPRESSION {
+        buf.truncate(size);
+        return Ok(buf);
+    }
+    let (raw_len, n) = get_varint32(&buf[..size])
+        .ok_or_else(|| bad("compressed block without its uncompressed length"))?;
+    let raw_len = raw_len as usize;
+    if raw_len > MAX_BLOCK_BYTES {
+        return Err(bad("compressed block claims more than 1 GiB"));
+    }
+    let payload = &buf[n..size];
+    let mut out = vec![0u8; raw_len];
+    let produced = match kind {
+        LZ4_COMPRESSION => lz4_flex::block::decompress_into(payload, &mut out).ok(),
+        ZSTD_COMPRESSION => ZSTD.with(|z| {
+            let mut z = z.borrow_mut();
+            if z.is_none() {
+                *z = zstd::bulk::Decompressor::new().ok();
+            }
+            z.as_mut()?.decompress_to_buffer(payload, &mut out[..]).ok()
+        }),
+        _ => return Err(bad(&format!("unknown block compression type {kind}"))),
+    };
+    if produced != Some(raw_len) {
+        return Err(bad("block does not decompress to its recorded length"));
+    }
+    Ok(out)
+}
+
+/// An open table: index and filter held in memory, data blocks read on demand.
+pub struct TableReader {
+    file: CountedRandom,
+    path: Arc<PathBuf>,
+    file_number: u64,
+    cache: Option<Arc<BlockCache>>,
+    stats: Arc<Statistics>,
+    index: Arc<Block>,
+    index_offset: u64,
+    /// Entries of the index block = data blocks.
+    index_entries: usize,
+    filter: Option<FilterReader>,
+    props: TableProperties,
+    /// Offset of the footer: every block ends before it.
+    footer_offset: u64,
+}
+
+impl TableReader {
+    /// Opens a table and reads its footer, index, filter and properties.
+    pub fn open(
+        file: CountedRandom,
+        path: PathBuf,
+        file_number: u64,
+        cache: Option<Arc<BlockCache>>,
+        stats: Arc<Statistics>,
+    ) -> Result<TableReader> {
+        let cat = IoCategory::Other;
+        let len = file.len();
+        if len < FOOTER_LEN as u64 {
+            return Err(Error::corruption(
+                path,
+                0,
+                format!("{len} bytes is too short for a table ({FOOTER_LEN}-byte footer)"),
+            ));
+        }
+        let footer_offset = len - FOOTER_LEN as u64;
+        let mut fbuf = [0u8; FOOTER_LEN];
+        file.read_at(footer_offset, &mut fbuf, cat)?;
+        let footer =
+            Footer::decode(&fbuf).map_err(|m| Error::corruption(path.clone(), footer_offset, m))?;
+
+        let p = &path;
+        let at = |off: u64| move |m: &str| Error::corruption(p.clone(), off, m);
+        let index_offset = footer.index.offset;
+        let index = read_block_contents(&file, &path, footer.index, footer_offset, cat)?;
+        let index = Block::new(index).map_err(at(index_offset))?;
+        let index_entries = index
+            .check_one_entry_per_restart()
+            .map_err(at(index_offset))?;
+
+        let pb = read_block_contents(&file, &path, footer.properties, footer_offset, cat)?;
+        let pb = Block::new(pb).map_err(at(footer.properties.offset))?;
+        let props = properties::decode(&pb).map_err(at(footer.properties.offset))?;
+
+        let filter = if props.filter_policy.is_empty() {
+            None
+        } else {
+            let fb = read_block_contents(&file, &path, footer.filter, footer_offset, cat)?;
+            Some(FilterReader::open(fb).map_err(|m| at(footer.filter.offset)(&m))?)
+        };
+        Ok(TableReader {
+            file,
+            path: Arc::new(path),
+            file_number,
+            cache,
+            stats,
+            index: Arc::new(index),
+            index_offset,
+            index_entries,
+            filter,
+            props,
+            footer_offset,
+        })
+    }
+
+    /// Looks up `lookup`, an internal key `(user_key, seq, SEEK_KIND)`.
+    pub fn get(&self, lookup: &[u8], cat: IoCategory) -> Result<TableGet> {
+        let ukey = user_key(lookup);
+        if let Some(f) = &self.filter {
+            if !f.may_match(key_hash(ukey)) {
+                self.stats.add(Ticker::BloomFilterUseful, 1);
+                return Ok(TableGet::FilteredOut);
+            }
+            self.stats.add(Ticker::BloomFilterFullPositive, 1);
+        }
+        if self.index_entries == 0 {
+            return Ok(TableGet::NotFound);
+        }
+        let mut i = self
+            .index
+            .first_restart_at_or_after(lookup)
+            .map_err(|m| self.index_corruption(m))?;
+        let mut cursor = Cursor::new(Vec::new());
+        // The first entry ≥ lookup is in block i, or — when lookup falls between block i's last
+        // key and its index separator — the first entry of a later block.
+        while i < self.index_entries {
+            let h = self.index_handle(i)?;
+            let block = self.data_block(h, cat, true)?;
+            cursor
+                .seek(&block, lookup)
+                .map_err(|m| Error::corruption(self.path.as_ref().clone(), h.offset, m))?;
+            if cursor.valid(&block) {
+                if user_key(&cursor.key) != ukey {
+                    return Ok(TableGet::NotFound);
+                }
+                if self.filter.is_some() {
+                    self.stats.add(Ticker::BloomFilterFullTruePositive, 1);
+                }
+                let value = cursor.value(&block).to_vec();
+                return Ok(TableGet::Found {
+                    ikey: std::mem::take(&mut cursor.key),
+                    value,
+                });
+            }
+            i += 1;
+        }
+        Ok(TableGet::NotFound)
+    }
+
+    /// A cursor over every entry.
+    pub fn iter(self: &Arc<Self>, cat: IoCategory, fill_cache: bool) -> Box<dyn InternalIterator> {
+        Box::new(TableIter {
+            index: BlockIter::new(self.index.clone(), self.path.clone(), self.index_offset),
+            table: self.clone(),
+            data: None,
+            cat,
+            fill_cache,
+            err: None,
+        })
+    }
+
+    /// The table's properties.
+    pub fn properties(&self) -> &TableProperties {
+        &self.props
+    }
+
+    /// Bytes of memory held by the reader (index and filter).
+    pub fn memory_usage(&self) -> usize {
+        self.index.size() + self.filter_memory()
+    }
+
+    /// Bytes of memory held by the filter.
+    pub fn filter_memory(&self) -> usize {
+        self.filter.as_ref().map_or(0, |f| f.memory_usage())
+    }
+
+    /// Bytes of memory held by the index block.
+    pub fn index_memory(&self) -> usize {
+        self.index.size()
+    }
+
+    /// The table's file number (its block-cache key).
+    pub fn file_number(&self) -> u64 {
+        self.file_number
+    }
+
+    /// True if the table has a filter block.
+    pub fn has_filter(&self) -> bool {
+        self.filter.is_some()
+    }
+
+    fn index_corruption(&self, m: &str) -> Error {
+        Error::corruption(self.path.as_ref().clone(), self.index_offset, m)
+    }
+
+    #[inline]
+    fn index_handle(&self, i: usize) -> Result<BlockHandle> {
+        let (_, v) = self
+            .index
+            .entry_at_restart(i)
+            .map_err(|m| self.index_corruption(m))?;
+        BlockHandle::decode_varint(v).ok_or_else(|| self.index_corruption("bad block handle"))
+    }
+
+    /// The data block at `h`, from the cache or the file.
+    fn data_block(&self, h: BlockHandle, cat: IoCategory, fill_cache: bool) -> Result<Arc<Block>> {
+        if let Some(c) = &self.cache {
+            if let Some(b) = c.get(self.file_number, h.offset) {
+                self.stats.add(Ticker::BlockCacheHit, 1);
+                self.stats.add(Ticker::BlockCacheDataHit, 1);
+                return Ok(b);
+            }
+            self.stats.add(Ticker::BlockCacheMiss, 1);
+            self.stats.add(Ticker::BlockCacheDataMiss, 1);
+        }
+        let contents = read_block_contents(&self.file, &self.path, h, self.footer_offset, cat)?;
+        let block = Arc::new(
+            Block::new(contents)
+                .map_err(|m| Error::corruption(self.path.as_ref().clone(), h.offset, m))?,
+        );
+        if fill_cache {
+            if let Some(c) = &self.cache {
+                c.insert(self.file_number, h.offset, block.clone());
+                self.stats.add(Ticker::BlockCacheAdd, 1);
+            }
+        }
+        Ok(block)
+    }
+}
+
+/// The two-level iterator: an index cursor choosing data blocks, a block cursor within one.
+struct TableIter {
+    table: Arc<TableReader>,
+    index: BlockIter,
+    data: Option<BlockIter>,
+    cat: IoCategory,
+    fill_cache: bool,
+    /// The first error; it makes the iterator invalid for good.
+    err: Option<Error>,
+}
+
+impl TableIter {
+    /// Loads the data block the index cursor points at (keeps it if already loaded).
+    fn init_data(&mut self) {
+        if !self.index.valid() {
+            self.data = None;
+            return;
+        }
+        let Some(h) = BlockHandle::decode_varint(self.index.value()) else {
+            self.err = Some(self.table.index_corruption("bad block handle"));
+            self.data = None;
+            return;
+        };
+        if self
+            .data
+            .as_ref()
+            .is_some_and(|d| d.block_offset() == h.offset)
+        {
+            return;
+        }
+        match self.table.data_block(h, self.cat, self.fill_cache) {
+            Ok(b) => self.data = Some(BlockIter::new(b, self.table.path.clone(), h.offset)),
+            Err(e) => {
+                self.err = Some(e);
+                self.data = None;
+            }
+        }
+    }
+
+    /// True when done skipping: positioned, failed, or out of index entries.
+    fn settled(&mut self) -> bool {
+        if self.err.is_some() {
+            return true;
+        }
+        if let Some(d) = &self.data {
+            if d.valid() {
+                return true;
+            }
+            if let Err(e) = d.status() {
+                self.err = Some(e);
+                return true;
+            }
+        }
+        if !self.index.valid() {
+            if let Err(e) = self.index.status() {
+                self.err = Some(e);
+            }
+            self.data = None;
+            return true;
+        }
+        false
+    }
+
+    fn skip_forward(&mut self) {
+        while !self.settled() {
+            self.index.next();
+            self.init_data();
+            if let Some(d) = &mut self.data {
+                d.seek_to_first();
+            }
+        }
+    }
+
+    fn skip_backward(&mut self) {
+        while !self.settled() {
+            self.index.prev();
+            self.init_data();
+            if let Some(d) = &mut self.data {
+                d.seek_to_last();
+            }
+        }
+    }
+}
+
+impl InternalIterator for TableIter {
+    fn valid(&self) -> bool {
+        self.err.is_none() && self.data.as_ref().is_some_and(|d| d.valid())
+    }
+    fn seek_to_first(&mut self) {
+        self.index.seek_to_first();
+        self.init_data();
+        if let Some(d) = &mut self.data {
+            d.seek_to_first();
+        }
+        self.skip_forward();
+    }
+    fn seek_to_last(&mut self) {
+        self.index.seek_to_last();
+        self.init_data();
+        if let Some(d) = &mut self.data {
+            d.seek_to_last();
+        }
+        self.skip_backward();
+    }
+    fn seek(&mut self, target: &[u8]) {
+        self.index.seek(target);
+        self.init_data();
+        if let Some(d) = &mut self.data {
+            d.seek(target);
+        }
+        self.skip_forward();
+    }
+    fn next(&mut self) {
+        if let Some(d) = &mut self.data {
+            d.next();
+        }
+        self.skip_forward();
+    }
+    fn prev(&mut self) {
+        if let Some(d) = &mut self.data {
+            d.prev();
+        }
+        self.skip_backward();
+    }
+    fn key(&self) -> &[u8] {
+        self.data.as_ref().map_or(&[], |d| d.key())
+    }
+    fn value(&self) -> &[u8] {
+        self.data.as_ref().map_or(&[], |d| d.value())
+    }
+    fn status(&self) -> Result<()> {
+        if let Some(e) = &self.err {
+            return Err(e.clone());
+        }
+        self.index.status()?;
+        match &self.data {
+            Some(d) => d.status(),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,456 @@
+//! Table-level tests: round trips through an in-memory file system, seeks, the block cache,
+//! and corruption (bit flips, truncation) that must give correct data or `Corruption`.
+
+use super::*;
+use crate::cache::BlockCache;
+use crate::env::{Env, IoCategory, MemFs};
+use crate::error::Error;
+use crate::iter::InternalIterator;
+use crate::key::{
+    compare_internal, lookup_key, make_internal_key, user_key, InternalKey, ValueKind,
+};
+use crate::stats::{Statistics, Ticker};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+type Model = BTreeMap<InternalKey, Vec<u8>>;
+
+fn opts(block_size: usize, interval: usize, compression: Compression) -> TableOptions {
+    TableOptions {
+        block_size,
+        block_restart_interval: interval,
+        compression,
+        filter: None,
+    }
+}
+
+/// Even user keys `key000000`, `key000002`, … with 1–3 versions each (some deletions); odd
+/// keys are absent. Values are compressible and name their key and sequence.
+fn model(n: u32) -> Model {
+    let mut m = Model::new();
+    for i in (0..n).map(|i| i * 2) {
+        let u = format!("key{i:06}");
+        for v in 0..(i % 3 + 1) as u64 {
+            let seq = 100 + 10 * v + i as u64 % 7;
+            let kind = if (i + v as u32) % 11 == 0 {
+                ValueKind::Deletion
+            } else {
+                ValueKind::Value
+            };
+            let value = if kind == ValueKind::Deletion {
+                Vec::new()
+            } else {
+                format!("value of {u} at {seq} ")
+                    .repeat((i % 5 + 1) as usize)
+                    .into_bytes()
+            };
+            m.insert(
+                InternalKey(make_internal_key(u.as_bytes(), seq, kind)),
+                value,
+            );
+        }
+    }
+    m
+}
+
+fn build(env: &Env, path: &Path, m: &Model, o: TableOptions) -> TableSummary {
+    let f = env.create(path, IoCategory::Flush).unwrap();
+    let mut b = TableBuilder::new(f, path.to_path_buf(), o);
+    for (k, v) in m {
+        b.add(&k.0, v).unwrap();
+    }
+    assert_eq!(b.num_entries(), m.len() as u64);
+    b.finish().unwrap()
+}
+
+fn open(
+    env: &Env,
+    path: &Path,
+    cache: Option<Arc<BlockCache>>,
+) -> crate::error::Result<Arc<TableReader>> {
+    let f = env.open_random(path)?;
+    TableReader::open(f, path.to_path_buf(), 7, cache, Arc::new(Statistics::new())).map(Arc::new)
+}
+
+fn model_get(m: &Model, lookup: &[u8]) -> TableGet {
+    match m.range(InternalKey(lookup.to_vec())..).next() {
+        Some((k, v)) if user_key(&k.0) == user_key(lookup) => TableGet::Found {
+            ikey: k.0.clone(),
+            value: v.clone(),
+        },
+        _ => TableGet::NotFound,
+    }
+}
+
+fn scan_forward(it: &mut dyn InternalIterator) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut out = Vec::new();
+    it.seek_to_first();
+    while it.valid() {
+        out.push((it.key().to_vec(), it.value().to_vec()));
+        it.next();
+    }
+    out
+}
+
+fn scan_backward(it: &mut dyn InternalIterator) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut out = Vec::new();
+    it.seek_to_last();
+    while it.valid() {
+        out.push((it.key().to_vec(), it.value().to_vec()));
+        it.prev();
+    }
+    out.reverse();
+    out
+}
+
+fn entries(m: &Model) -> Vec<(Vec<u8>, Vec<u8>)> {
+    m.iter().map(|(k, v)| (k.0.clone(), v.clone())).collect()
+}
+
+/// Lookups that cover present keys at every interesting sequence, absent keys, and both ends.
+fn lookups(m: &Model) -> Vec<Vec<u8>> {
+    let mut out = vec![lookup_key(b"", 1000), lookup_key(b"zzz", 1000)];
+    for k in m.keys() {
+        let u = user_key(&k.0);
+        for seq in [0, 99, 105, 112, 125, 1000] {
+            out.push(lookup_key(u, seq));
+        }
+        let mut absent = u.to_vec();
+        absent.push(b'!');
+        out.push(lookup_key(&absent, 1000));
+    }
+    out
+}
+
+#[test]
+fn table_round_trip_with_each_compression() {
+    let m = model(600);
+    let want = entries(&m);
+    let mut sizes = Vec::new();
+    for c in [Compression::None, Compression::Lz4, Compression::Zstd] {
+        let env = Env::new(Arc::new(MemFs::new()));
+        let path = PathBuf::from(format!("/db/{c:?}.sst"));
+        let s = build(&env, &path, &m, opts(512, 4, c));
+        assert_eq!(s.smallest, want[0].0);
+        assert_eq!(s.largest, want[want.len() - 1].0);
+        assert_eq!(s.file_size, env.fs.file_size(&path).unwrap());
+        let t = open(&env, &path, None).unwrap();
+        assert_eq!(t.properties(), &s.properties);
+        assert_eq!(t.properties().num_entries, m.len() as u64);
+        assert!(t.properties().num_data_blocks > 20);
+        assert_eq!(
+            t.properties().num_deletions,
+            m.keys().filter(|k| k.0[k.0.len() - 8] == 0).count() as u64
+        );
+        assert_eq!(t.memory_usage() as u64 + 5, t.properties().index_size);
+        for l in lookups(&m) {
+            assert_eq!(t.get(&l, IoCategory::UserRead).unwrap(), model_get(&m, &l));
+        }
+        let mut it = t.iter(IoCategory::UserRead, false);
+        assert_eq!(scan_forward(it.as_mut()), want);
+        assert_eq!(scan_backward(it.as_mut()), want);
+        it.status().unwrap();
+        sizes.push(t.properties().data_size);
+    }
+    // The values repeat themselves: both compressors must shrink the data blocks.
+    assert!(sizes[1] < sizes[0] * 3 / 4, "{sizes:?}");
+    assert!(sizes[2] < sizes[0] * 3 / 4, "{sizes:?}");
+}
+
+#[test]
+fn get_returns_newest_version_at_or_below_the_lookup_sequence() {
+    // One entry per block, so that versions of a user key span several blocks.
+    for block_size in [1, 64, 4096] {
+        let mut m = Model::new();
+        for (u, seqs) in [
+            (&b"a"[..], &[3u64][..]),
+            (b"k", &[50, 40, 30, 20, 10]),
+            (b"z", &[7]),
+        ] {
+            for &s in seqs {
+                m.insert(
+                    InternalKey(make_internal_key(u, s, ValueKind::Value)),
+                    format!("{}@{s}", u[0] as char).into_bytes(),
+                );
+            }
+        }
+        let env = Env::new(Arc::new(MemFs::new()));
+        let path = PathBuf::from("/t.sst");
+        build(&env, &path, &m, opts(block_size, 2, Compression::None));
+        let t = open(&env, &path, None).unwrap();
+        let found = |seq: u64| match t.get(&lookup_key(b"k", seq), IoCategory::UserRead).unwrap() {
+            TableGet::Found { value, .. } => Some(String::from_utf8(value).unwrap()),
+            other => {
+                assert_eq!(other, TableGet::NotFound);
+                None
+            }
+        };
+        assert_eq!(found(100).as_deref(), Some("k@50"));
+        assert_eq!(found(45).as_deref(), Some("k@40"));
+        assert_eq!(found(40).as_deref(), Some("k@40"));
+        assert_eq!(found(11).as_deref(), Some("k@10"));
+        assert_eq!(found(9), None);
+        assert_eq!(
+            t.get(&lookup_key(b"j", 100), IoCategory::UserRead).unwrap(),
+            TableGet::NotFound
+        );
+        assert_eq!(
+            t.get(&lookup_key(b"zz", 100), IoCategory::UserRead)
+                .unwrap(),
+            TableGet::NotFound
+        );
+    }
+}
+
+#[test]
+fn seek_lands_on_first_entry_at_or_after_target_and_steps_both_ways() {
+    let m = model(300);
+    let want = entries(&m);
+    let env = Env::new(Arc::new(MemFs::new()));
+    let path = PathBuf::from("/t.sst");
+    build(&env, &path, &m, opts(200, 3, Compression::Lz4));
+    let t = open(&env, &path, None).unwrap();
+    let mut it = t.iter(IoCategory::UserRead, true);
+    for target in lookups(&m) {
+        it.seek(&target);
+        let pos = want
+            .iter()
+            .position(|(k, _)| compare_internal(k, &target) != std::cmp::Ordering::Less);
+        match pos {
+            None => assert!(!it.valid()),
+            Some(i) => {
+                assert!(it.valid());
+                assert_eq!(it.key(), &want[i].0[..]);
+                assert_eq!(it.value(), &want[i].1[..]);
+                it.prev();
+                if i == 0 {
+                    assert!(!it.valid());
+                } else {
+                    assert_eq!(it.key(), &want[i - 1].0[..]);
+                    it.next();
+                    assert_eq!(it.key(), &want[i].0[..]);
+                    it.next();
+                    match want.get(i + 1) {
+                        Some(e) => assert_eq!(it.key(), &e.0[..]),
+                        None => assert!(!it.valid()),
+                    }
+                }
+            }
+        }
+        it.status().unwrap();
+    }
+}
+
+#[test]
+fn empty_table_opens_and_has_no_entries() {
+    let env = Env::new(Arc::new(MemFs::new()));
+    let path = PathBuf::from("/e.sst");
+    let s = build(
+        &env,
+        &path,
+        &Model::new(),
+        opts(4096, 16, Compression::None),
+    );
+    assert!(s.smallest.is_empty() && s.largest.is_empty());
+    let t = open(&env, &path, None).unwrap();
+    assert_eq!(
+        t.get(&lookup_key(b"a", 9), IoCategory::UserRead).unwrap(),
+        TableGet::NotFound
+    );
+    let mut it = t.iter(IoCategory::UserRead, true);
+    assert!(scan_forward(it.as_mut()).is_empty());
+    assert!(scan_backward(it.as_mut()).is_empty());
+    it.seek(&lookup_key(b"a", 9));
+    assert!(!it.valid());
+    it.status().unwrap();
+}
+
+#[test]
+fn out_of_order_and_malformed_keys_are_invalid_arguments() {
+    let env = Env::new(Arc::new(MemFs::new()));
+    let path = PathBuf::from("/o.sst");
+    let f = env.create(&path, IoCategory::Flush).unwrap();
+    let mut b = TableBuilder::new(f, path.clone(), opts(4096, 16, Compression::None));
+    b.add(&make_internal_key(b"b", 5, ValueKind::Value), b"1")
+        .unwrap();
+    let bad = [
+        make_internal_key(b"b", 5, ValueKind::Value), // duplicate
+        make_internal_key(b"b", 6, ValueKind::Value), // newer version after older
+        make_internal_key(b"a", 9, ValueKind::Value), // smaller user key
+        b"short".to_vec(),                            // no trailer
+    ];
+    for k in &bad {
+        assert!(
+            matches!(b.add(k, b"x"), Err(Error::InvalidArgument(_))),
+            "{k:?}"
+        );
+    }
+    b.add(&make_internal_key(b"b", 4, ValueKind::Value), b"2")
+        .unwrap();
+    assert_eq!(b.finish().unwrap().properties.num_entries, 2);
+}
+
+#[test]
+fn block_cache_serves_the_second_get_and_stays_within_capacity() {
+    let m = model(400);
+    let env = Env::new(Arc::new(MemFs::new()));
+    let path = PathBuf::from("/c.sst");
+    build(&env, &path, &m, opts(256, 4, Compression::None));
+    let cap = 4096;
+    let cache = Arc::new(BlockCache::new(cap));
+    let stats = Arc::new(Statistics::new());
+    let f = env.open_random(&path).unwrap();
+    let t = TableReader::open(f, path.clone(), 1, Some(cache.clone()), stats.clone()).unwrap();
+    let before = env.io.get(IoCategory::UserRead).bytes_read;
+    assert_eq!(before, 0, "open must count under Other");
+    assert!(env.io.get(IoCategory::Other).bytes_read > 0);
+
+    let l = lookup_key(b"key000010", 1000);
+    let want = model_get(&m, &l);
+    assert_eq!(t.get(&l, IoCategory::UserRead).unwrap(), want);
+    assert_eq!(stats.ticker(Ticker::BlockCacheMiss), 1);
+    assert_eq!(stats.ticker(Ticker::BlockCacheDataMiss), 1);
+    assert_eq!(stats.ticker(Ticker::BlockCacheAdd), 1);
+    let read_once = env.io.get(IoCategory::UserRead).bytes_read;
+    assert!(read_once > 0);
+    assert_eq!(t.get(&l, IoCategory::UserRead).unwrap(), want);
+    assert_eq!(stats.ticker(Ticker::BlockCacheHit), 1);
+    assert_eq!(stats.ticker(Ticker::BlockCacheDataHit), 1);
+    assert_eq!(
+        env.io.get(IoCategory::UserRead).bytes_read,
+        read_once,
+        "a hit reads no bytes"
+    );
+
+    for l in lookups(&m) {
+        assert_eq!(t.get(&l, IoCategory::UserRead).unwrap(), model_get(&m, &l));
+        assert!(cache.usage() <= cap, "usage {} > {cap}", cache.usage());
+    }
+    // An iterator that does not fill the cache adds nothing.
+    let adds = stats.ticker(Ticker::BlockCacheAdd);
+    let t = Arc::new(t);
+    let mut it = t.iter(IoCategory::UserRead, false);
+    assert_eq!(scan_forward(it.as_mut()), entries(&m));
+    assert_eq!(stats.ticker(Ticker::BlockCacheAdd), adds);
+}
+
+/// Opens the (possibly damaged) table and checks that every answer is either right or a
+/// `Corruption`: no panic, no wrong value, no other error kind.
+fn check_correct_or_corrupt(env: &Env, path: &Path, m: &Model, probes: &[Vec<u8>]) {
+    let t = match open(env, path, None) {
+        Ok(t) => t,
+        Err(e) => {
+            assert!(e.is_corruption(), "open: {e}");
+            return;
+        }
+    };
+    for l in probes {
+        match t.get(l, IoCategory::UserRead) {
+            Ok(g) => assert_eq!(g, model_get(m, l)),
+            Err(e) => assert!(e.is_corruption(), "get: {e}"),
+        }
+    }
+    let want = entries(m);
+    let mut it = t.iter(IoCategory::UserRead, false);
+    let fwd = scan_forward(it.as_mut());
+    match it.status() {
+        Ok(()) => assert_eq!(fwd, want),
+        Err(e) => {
+            assert!(e.is_corruption(), "iter: {e}");
+            assert_eq!(fwd[..], want[..fwd.len()]);
+        }
+    }
+    let back = scan_backward(it.as_mut());
+    match it.status() {
+        Ok(()) => assert_eq!(back, want),
+        Err(e) => {
+            assert!(e.is_corruption(), "iter: {e}");
+            assert_eq!(back[..], want[want.len() - back.len()..]);
+        }
+    }
+}
+
+#[test]
+fn every_bit_flip_gives_correct_data_or_corruption() {
+    let m = model(12);
+    let probes = lookups(&m);
+    for (c, step) in [
+        (Compression::None, 1),
+        (Compression::Lz4, 3),
+        (Compression::Zstd, 3),
+    ] {
+        let fs = MemFs::new();
+        let env = Env::new(Arc::new(fs.clone()));
+        let path = PathBuf::from("/f.sst");
+        let s = build(&env, &path, &m, opts(128, 2, c));
+        assert!(s.properties.num_data_blocks >= 3);
+        check_correct_or_corrupt(&env, &path, &m, &probes);
+        let mut n = 0;
+        for bitpos in (0..s.file_size as usize * 8).step_by(step) {
+            let (off, bit) = (bitpos / 8, (bitpos % 8) as u8);
+            fs.flip_bit(&path, off, bit);
+            check_correct_or_corrupt(&env, &path, &m, &probes);
+            fs.flip_bit(&path, off, bit);
+            n += 1;
+        }
+        assert!(n > 1000, "{c:?}: only {n} flips");
+    }
+}
+
+#[test]
+fn corruption_names_the_block_offset() {
+    let m = model(50);
+    let fs = MemFs::new();
+    let env = Env::new(Arc::new(fs.clone()));
+    let path = PathBuf::from("/n.sst");
+    build(&env, &path, &m, opts(128, 2, Compression::None));
+    // Damage the first data block (offset 0): open succeeds, reading it fails at offset 0.
+    fs.flip_bit(&path, 3, 1);
+    let t = open(&env, &path, None).unwrap();
+    let first = m.keys().next().unwrap();
+    match t.get(&lookup_key(user_key(&first.0), 1000), IoCategory::UserRead) {
+        Err(Error::Corruption { offset, file, .. }) => {
+            assert_eq!(offset, 0);
+            assert_eq!(file, path);
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut it = t.iter(IoCategory::UserRead, false);
+    it.seek_to_first();
+    assert!(!it.valid());
+    assert!(matches!(
+        it.status(),
+        Err(Error::Corruption { offset: 0, .. })
+    ));
+    // Damage the footer: open fails at the footer's offset.
+    fs.flip_bit(&path, 3, 1);
+    let len = env.fs.file_size(&path).unwrap();
+    fs.flip_bit(&path, len as usize - 1, 0);
+    match open(&env, &path, None) {
+        Err(Error::Corruption { offset, .. }) => {
+            assert_eq!(offset, len - footer::FOOTER_LEN as u64)
+        }
+        other => panic!("{:?}", other.err()),
+    }
+}
+
+#[test]
+fn truncated_tables_are_corrupt_never_a_panic() {
+    let m = model(20);
+    let probes = lookups(&m);
+    let fs = MemFs::new();
+    let env = Env::new(Arc::new(fs.clone()));
+    let src = PathBuf::from("/full.sst");
+    let s = build(&env, &src, &m, opts(128, 2, Compression::None));
+    let bytes = env.fs.read_file(&src).unwrap();
+    assert_eq!(bytes.len() as u64, s.file_size);
+    for cut in 0..bytes.len() {
+        let path = PathBuf::from(format!("/cut{cut}.sst"));
+        let mut f = env.create(&path, IoCategory::Other).unwrap();
+        f.append(&bytes[..cut]).unwrap();
+        drop(f);
+        check_correct_or_corrupt(&env, &path, &m, &probes);
+        assert!(open(&env, &path, None).is_err(), "cut at {cut} opened");
+        env.fs.remove_file(&path).unwrap();
+    }
+}
