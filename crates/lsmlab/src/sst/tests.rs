@@ -32,7 +32,7 @@ fn model(n: u32) -> Model {
         let u = format!("key{i:06}");
         for v in 0..(i % 3 + 1) as u64 {
             let seq = 100 + 10 * v + i as u64 % 7;
-            let kind = if (i + v as u32) % 11 == 0 {
+            let kind = if (i + v as u32).is_multiple_of(11) {
                 ValueKind::Deletion
             } else {
                 ValueKind::Value
@@ -537,4 +537,55 @@ fn decoders_survive_damaged_blocks_with_valid_checksums() {
             }
         }
     }
+}
+
+#[test]
+fn tables_can_be_shared_and_built_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<TableReader>();
+    send_sync::<BlockCache>();
+    send::<TableBuilder>();
+}
+
+/// A stand-in filter whose block is the hashes it was given, to check what the builder feeds it.
+struct ListPolicy;
+
+impl crate::filter::FilterPolicy for ListPolicy {
+    fn name(&self) -> &'static str {
+        "list"
+    }
+    fn build(&self, hashes: &[u64]) -> Vec<u8> {
+        hashes.iter().flat_map(|h| h.to_le_bytes()).collect()
+    }
+}
+
+#[test]
+fn filter_block_gets_one_hash_per_distinct_user_key() {
+    let m = model(40); // 1–3 versions per user key
+    let env = Env::new(Arc::new(MemFs::new()));
+    let path = PathBuf::from("/filter.sst");
+    let stats = Arc::new(Statistics::new());
+    let f = env.create(&path, IoCategory::Flush).unwrap();
+    let mut o = opts(256, 4, Compression::None);
+    o.filter = Some(Arc::new(ListPolicy));
+    let mut b = TableBuilder::new(f, path.clone(), o).with_stats(stats.clone());
+    for (k, v) in &m {
+        b.add(&k.0, v).unwrap();
+    }
+    let s = b.finish().unwrap();
+    let mut users: Vec<&[u8]> = m.keys().map(|k| user_key(&k.0)).collect();
+    users.dedup();
+    let want: Vec<u8> = users
+        .iter()
+        .flat_map(|u| crate::filter::key_hash(u).to_le_bytes())
+        .collect();
+    assert_eq!(s.properties.filter_policy, "list");
+    assert_eq!(s.properties.filter_size, want.len() as u64 + 5);
+    assert_eq!(stats.ticker(Ticker::FilterBlocksBuilt), 1);
+    let bytes = env.fs.read_file(&path).unwrap();
+    let foot = footer::Footer::decode(&bytes[bytes.len() - footer::FOOTER_LEN..]).unwrap();
+    let (o, n) = (foot.filter.offset as usize, foot.filter.size as usize);
+    assert_eq!(&bytes[o..o + n], &want[..]);
+    assert_eq!(bytes[o + n], footer::NO_COMPRESSION);
 }
