@@ -589,3 +589,61 @@ fn filter_block_gets_one_hash_per_distinct_user_key() {
     assert_eq!(&bytes[o..o + n], &want[..]);
     assert_eq!(bytes[o + n], footer::NO_COMPRESSION);
 }
+
+mod randomized {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn compression() -> impl Strategy<Value = Compression> {
+        prop_oneof![
+            Just(Compression::None),
+            Just(Compression::Lz4),
+            Just(Compression::Zstd)
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        #[test]
+        fn table_matches_model(
+            data in proptest::collection::btree_map(
+                (proptest::collection::vec(0u8..3, 1..5), 0u64..20, 0u8..3),
+                proptest::collection::vec(any::<u8>(), 0..40),
+                0..300),
+            block_size in 1usize..600,
+            interval in 1usize..8,
+            c in compression(),
+            probes in proptest::collection::vec((proptest::collection::vec(0u8..3, 0..5), 0u64..25), 0..60),
+        ) {
+            let mut m = Model::new();
+            for ((u, seq, kind), v) in data {
+                let kind = ValueKind::from_u8(kind).unwrap();
+                m.insert(InternalKey(make_internal_key(&u, seq, kind)), v);
+            }
+            let env = Env::new(Arc::new(MemFs::new()));
+            let path = PathBuf::from("/p.sst");
+            build(&env, &path, &m, opts(block_size, interval, c));
+            let t = open(&env, &path, None).unwrap();
+            let want = entries(&m);
+            let mut it = t.iter(IoCategory::UserRead, false);
+            prop_assert_eq!(scan_forward(it.as_mut()), want.clone());
+            prop_assert_eq!(scan_backward(it.as_mut()), want.clone());
+            for (u, seq) in probes {
+                let l = lookup_key(&u, seq);
+                prop_assert_eq!(t.get(&l, IoCategory::UserRead).unwrap(), model_get(&m, &l));
+                it.seek(&l);
+                let pos = want.iter().position(|(k, _)| compare_internal(k, &l) != std::cmp::Ordering::Less);
+                match pos {
+                    None => prop_assert!(!it.valid()),
+                    Some(i) => prop_assert_eq!(it.key(), &want[i].0[..]),
+                }
+            }
+            for (k, _) in &want {
+                let p = crate::key::parse_internal_key(k).unwrap();
+                let l = lookup_key(p.user_key, p.seq);
+                prop_assert_eq!(t.get(&l, IoCategory::UserRead).unwrap(), model_get(&m, &l));
+            }
+        }
+    }
+}
