@@ -23,8 +23,8 @@ use std::time::Instant;
 /// zstd level for `Compression::Zstd` (RocksDB's default level is 3 as well).
 const ZSTD_LEVEL: i32 = 3;
 
-/// Largest key + value one entry may have, 256 MiB: together with [`MAX_CUT_BYTES`] this keeps
-/// every block below the reader's `MAX_BLOCK_BYTES` (1 GiB).
+/// Largest key + value one entry may have, 256 MiB: with blocks cut at 256 MiB at most, every
+/// block stays below the 1 GiB a reader accepts (`footer::MAX_BLOCK_BYTES`).
 pub const MAX_ENTRY_BYTES: usize = 256 << 20;
 
 /// A data block is cut at `min(block_size, MAX_CUT_BYTES)` bytes, 256 MiB.
