@@ -87,6 +87,14 @@ mod tests {
     }
 
     #[test]
+    fn zero_capacity_cache_keeps_nothing() {
+        let c = BlockCache::new(0);
+        c.insert(1, 0, block(10));
+        assert!(c.get(1, 0).is_none());
+        assert_eq!(c.usage(), 0);
+    }
+
+    #[test]
     fn cache_usage_stays_within_capacity() {
         let cap = 64 * 1024;
         let c = BlockCache::new(cap);

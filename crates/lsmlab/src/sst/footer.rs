@@ -186,6 +186,12 @@ mod tests {
     }
 
     #[test]
+    fn magic_is_the_documented_constant() {
+        // docs/formats.md gives this value.
+        assert_eq!(TABLE_MAGIC, 0x4254_4241_4c4d_534c);
+    }
+
+    #[test]
     fn crc_mask_round_trips_and_changes_the_value() {
         for c in [0u32, 1, 0xdead_beef, u32::MAX] {
             assert_eq!(unmask_crc(mask_crc(c)), c);

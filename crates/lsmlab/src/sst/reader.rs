@@ -16,7 +16,7 @@ use crate::iter::InternalIterator;
 use crate::key::user_key;
 use crate::stats::{Statistics, Ticker};
 use std::cell::RefCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 thread_local! {
@@ -29,12 +29,12 @@ thread_local! {
 /// and its trailer must end by.
 fn read_block_contents(
     file: &CountedRandom,
-    path: &PathBuf,
+    path: &Path,
     h: BlockHandle,
     limit: u64,
     cat: IoCategory,
 ) -> Result<Vec<u8>> {
-    let bad = |m: &str| Error::corruption(path.clone(), h.offset, m);
+    let bad = |m: &str| Error::corruption(path, h.offset, m);
     let size = match h.end_with_trailer() {
         Some(end) if end <= limit => h.size as usize,
         _ => return Err(bad("block handle points past the end of the table")),
@@ -167,7 +167,8 @@ impl TableReader {
             .index
             .first_restart_at_or_after(lookup)
             .map_err(|m| self.index_corruption(m))?;
-        let mut cursor = Cursor::new(Vec::new());
+        // Room for keys a little longer than the lookup, so that rebuilding keys rarely grows it.
+        let mut cursor = Cursor::new(Vec::with_capacity(lookup.len() + 16));
         // The first entry ≥ lookup is in block i, or — when lookup falls between block i's last
         // key and its index separator — the first entry of a later block.
         while i < self.index_entries {
