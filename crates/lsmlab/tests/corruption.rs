@@ -7,7 +7,7 @@ use common::*;
 use lsmlab::env::MemFs;
 use lsmlab::{Db, Error, ReadOptions};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::Path;
 
 /// A database with tables on several levels, a MANIFEST and an unflushed WAL; each key is
 /// written exactly once, so any value a read returns must be that one.
@@ -28,7 +28,7 @@ fn build() -> (MemFs, BTreeMap<Vec<u8>, Vec<u8>>) {
     (fs, model)
 }
 
-fn kind_of(p: &PathBuf) -> &'static str {
+fn kind_of(p: &Path) -> &'static str {
     let n = p.file_name().unwrap().to_str().unwrap();
     if n.ends_with(".sst") {
         "table"

@@ -84,7 +84,7 @@ fn check_crash(ops: Vec<Op>, crash_at: usize, torn_seed: u64) {
     drop(db);
     let reopened = Db::open(DIR, small_options(&image)).unwrap();
     let got = scan(&reopened, &ReadOptions::default());
-    let ok = states[last_durable..].iter().any(|s| *s == got);
+    let ok = states[last_durable..].contains(&got);
     assert!(
         ok,
         "recovered state is not the state after any write from #{last_durable} (the last synced) on; \

@@ -9,6 +9,8 @@ use lsmlab::{Db, ReadOptions, Snapshot, WriteBatch, WriteOptions};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
+type Model = BTreeMap<Vec<u8>, Vec<u8>>;
+
 #[derive(Debug, Clone)]
 enum Op {
     Put(u32, usize),
@@ -78,7 +80,7 @@ fn run(ops: Vec<Op>) {
     let opts = small_options(&fs);
     let mut db = Some(Db::open(DIR, opts.clone()).unwrap());
     let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
-    let mut snaps: Vec<(Snapshot, BTreeMap<Vec<u8>, Vec<u8>>)> = Vec::new();
+    let mut snaps: Vec<(Snapshot, Model)> = Vec::new();
     let mut version = 0u32;
     for op in ops {
         let d = db.as_ref().unwrap();

@@ -232,10 +232,8 @@ impl Iterator for DbIterator {
     /// Yields the current entry and advances; position the cursor first (e.g. `seek_to_first`).
     fn next(&mut self) -> Option<Self::Item> {
         if !self.valid {
-            return self.status().err().map(Err).map(|e| {
-                self.err = None;
-                e
-            });
+            // Report an error once, then end.
+            return self.err.take().map(Err);
         }
         let item = (self.key.clone(), self.value.clone());
         DbIterator::next(self);

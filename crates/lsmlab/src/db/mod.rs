@@ -353,12 +353,10 @@ impl DbInner {
 
     /// Applies a batch to a memtable at sequences `first..`.
     pub(crate) fn apply_batch(mem: &MemTable, batch: &WriteBatch, first: SequenceNumber) -> u64 {
-        let mut seq = first;
         let mut user_bytes = 0u64;
-        for r in batch.records() {
+        for (seq, r) in (first..).zip(batch.records()) {
             mem.add(seq, r.kind, r.key, r.value);
             user_bytes += (r.key.len() + r.value.len()) as u64;
-            seq += 1;
         }
         user_bytes
     }

@@ -154,7 +154,7 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
             return Err(Error::Closed);
         }
         let full = wal.mem.approximate_size() >= opts.write_buffer_size;
-        if !full && !(force && !wal.mem.is_empty()) {
+        if !full && (!force || wal.mem.is_empty()) {
             return Ok(());
         }
         if st.imms.len() + 1 >= opts.max_write_buffer_number

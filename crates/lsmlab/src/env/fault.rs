@@ -2,7 +2,6 @@
 
 use super::{FileLock, FileSystem, RandomAccessFile, WritableFile};
 use crate::error::{Error, Result};
-use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
@@ -52,11 +51,7 @@ impl FaultFs {
 }
 
 fn injected(op: &str, path: &Path) -> Error {
-    Error::io(
-        op,
-        path,
-        std::io::Error::new(ErrorKind::Other, "injected fault"),
-    )
+    Error::io(op, path, std::io::Error::other("injected fault"))
 }
 
 struct FaultWritable {
