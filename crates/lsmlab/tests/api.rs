@@ -90,9 +90,7 @@ fn opening_a_file_or_a_missing_db_without_create_fails_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("plain");
     std::fs::write(&file, b"not a db").unwrap();
-    let e = Db::open(&file, opts())
-        .err()
-        .expect("opening a file must fail");
+    let e = Db::open(&file, opts()).expect_err("opening a file must fail");
     assert!(e.to_string().contains("not a database"), "{e}");
     let missing = dir.path().join("none");
     let e = Db::open(
@@ -102,8 +100,7 @@ fn opening_a_file_or_a_missing_db_without_create_fails_clearly() {
             ..opts()
         },
     )
-    .err()
-    .expect("must fail");
+    .expect_err("must fail");
     assert!(e.to_string().contains("create_if_missing"), "{e}");
 }
 
@@ -147,9 +144,7 @@ fn invalid_options_are_refused_naming_the_option() {
             "block_size",
         ),
     ] {
-        let e = Db::open(dir.path(), o)
-            .err()
-            .expect("invalid options accepted");
+        let e = Db::open(dir.path(), o).expect_err("invalid options accepted");
         assert!(e.to_string().contains(name), "{e} should name {name}");
     }
 }
@@ -188,8 +183,7 @@ fn failed_writes_stop_the_database_and_lose_nothing_acknowledged() {
     // Once failed, the database refuses writes with a clear error.
     let e = db
         .put(b"x", b"y")
-        .err()
-        .expect("write after failure accepted");
+        .expect_err("write after failure accepted");
     assert!(
         e.to_string().contains("refused") || e.to_string().contains("injected"),
         "{e}"

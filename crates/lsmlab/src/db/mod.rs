@@ -311,6 +311,14 @@ impl Db {
     }
 }
 
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("dir", &self.inner.dir)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Drop for Db {
     fn drop(&mut self) {
         let _ = self.shutdown();

@@ -87,6 +87,11 @@ impl MemFs {
         }
     }
 
+    /// The bytes of a file (empty if absent), for tests.
+    pub fn read_file_for_test(&self, path: &Path) -> Vec<u8> {
+        self.read_file(path).unwrap_or_default()
+    }
+
     /// Every path and its size, for tests that corrupt files.
     pub fn files(&self) -> Vec<(PathBuf, usize)> {
         let st = self.state.lock();
@@ -276,12 +281,5 @@ mod tests {
         assert!(fs.lock_file(p).is_err());
         drop(l);
         assert!(fs.lock_file(p).is_ok());
-    }
-}
-
-impl MemFs {
-    /// The bytes of a file (empty if absent), for tests.
-    pub fn read_file_for_test(&self, path: &Path) -> Vec<u8> {
-        self.read_file(path).unwrap_or_default()
     }
 }
