@@ -55,8 +55,8 @@ pub fn compression_name(c: Compression) -> &'static str {
     }
 }
 
-/// The header lines, ending with db_bench's dashed rule.
-pub fn header(flags: &BenchFlags) -> String {
+/// The environment lines db_bench prints on stderr (`PrintEnvironment`).
+pub fn environment() -> String {
     let mut s = String::new();
     let (cpu, cache) = cpu_description();
     let _ = writeln!(
@@ -67,6 +67,12 @@ pub fn header(flags: &BenchFlags) -> String {
     let _ = writeln!(s, "Date:       {}", now_text());
     let _ = writeln!(s, "CPU:        {cpu}");
     let _ = writeln!(s, "CPUCache:   {cache}");
+    s
+}
+
+/// The header lines db_bench prints on stdout, ending with its dashed rule.
+pub fn header(flags: &BenchFlags) -> String {
+    let mut s = String::new();
     let _ = writeln!(
         s,
         "Keys:       {} bytes each (+ 0 bytes user-defined timestamp)",
@@ -134,12 +140,13 @@ mod tests {
             ..BenchFlags::default()
         };
         let h = header(&f);
-        assert!(h.contains("\nKeys:       32 bytes each (+ 0 bytes user-defined timestamp)\n"));
+        assert!(h.starts_with("Keys:       32 bytes each (+ 0 bytes user-defined timestamp)\n"));
         assert!(h.contains("\nValues:     1024 bytes each (512 bytes after compression)\n"));
         assert!(h.contains("\nEntries:    1000\n"));
         assert!(h.contains("\nRawSize:    1.0 MB (estimated)\n"), "{h}");
         assert!(h.contains("\nFileSize:   0.5 MB (estimated)\n"), "{h}");
         assert!(h.contains("\nCompression: NoCompression\n"));
         assert!(h.ends_with("------------------------------------------------\n"));
+        assert!(environment().starts_with("lsmlab:     version "));
     }
 }

@@ -187,6 +187,10 @@ pub fn run(
         progress,
     };
     session.open()?;
+    // As db_bench: the environment on stderr, the header on stdout.
+    if progress {
+        eprint!("{}", header::environment());
+    }
     write!(out, "{}", header::header(flags)).map_err(io_err)?;
     let mut records = Vec::new();
     for name in &list {
