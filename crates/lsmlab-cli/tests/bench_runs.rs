@@ -250,3 +250,53 @@ fn seed_zero_is_derived_and_printed() {
         "{first}"
     );
 }
+
+/// Seed 000's common settings and experiment A, with `./db_bench` replaced and `--num` scaled.
+#[test]
+fn seed_000_command_line_runs_unchanged() {
+    let (recs, out) = run(&[
+        "--num=2000",
+        "--value_size=1024",
+        "--key_size=32",
+        "--threads=2",
+        "--block_size=4096",
+        "--write_buffer_size=8388608",
+        "--target_file_size_base=8388608",
+        "--compression_type=none",
+        "--statistics",
+        "--report_bg_io_stats=true",
+        "--bloom_bits=10",
+        "--use_ribbon_filter=true",
+        "--benchmarks=fillrandom,readrandom,readwhilewriting",
+        "--seed=11",
+    ]);
+    assert_eq!(recs.len(), 3);
+    for name in ["fillrandom", "readrandom", "readwhilewriting"] {
+        let (micros, ops_sec, secs, ops) = summary_fields(&out, name);
+        assert!(micros > 0.0 && ops_sec > 0 && secs > 0.0, "{name}");
+        assert_eq!(ops, 4000, "{name}");
+    }
+    assert!(
+        out.contains("rocksdb.bloom.filter.useful COUNT : "),
+        "{out}"
+    );
+}
+
+/// Seed 001's command line (LevelDB-style flags with db_bench's names).
+#[test]
+fn seed_001_command_line_runs_unchanged() {
+    let (recs, out) = run(&[
+        "--value_size=2000",
+        "--use_existing_db=0",
+        "--compression_ratio=1",
+        "--benchmarks=fillseq",
+        "--bloom_bits=64",
+        "--num=500",
+        "--seed=12",
+    ]);
+    assert_eq!(rec(&recs, "fillseq").ops, 500);
+    // micros/op and MB/s, the two figures the study tabulates.
+    let line = out.lines().find(|l| l.starts_with("fillseq")).unwrap();
+    assert!(line.ends_with(" MB/s"), "{line}");
+    assert!(out.contains("Values:     2000 bytes each (2000 bytes after compression)"));
+}
