@@ -331,6 +331,20 @@ pub const REFUSED_BENCHMARKS: &[&str] = &[
     "timeseries",
 ];
 
+/// Turns the engine's `Invalid argument: name = value: allowed` into a flag error; the engine's
+/// option names are db_bench's flag names.
+fn engine_option_error(msg: &str) -> CliError {
+    let body = msg.strip_prefix("Invalid argument: ").unwrap_or(msg);
+    if let Some((name, rest)) = body.split_once(" = ") {
+        if let Some((value, allowed)) = rest.split_once(": ") {
+            if SUPPORTED.contains(&name) {
+                return CliError::new(format!("--{name}: invalid value {value}: {allowed}"));
+            }
+        }
+    }
+    CliError::new(format!("the engine rejected the options: {msg}"))
+}
+
 /// What the command line asked for.
 #[derive(Debug, Clone)]
 pub enum Parsed {
@@ -525,7 +539,7 @@ impl BenchFlags {
         )?;
         self.options()
             .validate()
-            .map_err(|e| CliError::new(format!("engine options rejected the flags: {e}")))
+            .map_err(|e| engine_option_error(&e.to_string()))
     }
 
     /// The engine's options these flags describe.
@@ -554,7 +568,7 @@ impl BenchFlags {
                 },
                 ..FilterOptions::default()
             },
-            statistics: self.statistics || self.histogram,
+            statistics: self.statistics,
             disable_auto_compactions: self.disable_auto_compactions,
             ..Options::default()
         }
@@ -697,6 +711,11 @@ mod tests {
         );
         let e = run(&["--compression_type=snappy"]).unwrap_err().0;
         assert!(e.starts_with("--compression_type") && e.contains("none, lz4, zstd"));
+        let e = run(&["--write_buffer_size=10"]).unwrap_err().0;
+        assert_eq!(
+            e,
+            "--write_buffer_size: invalid value 10: must be at least 4096 bytes"
+        );
         let e = run(&["--threads"]).unwrap_err().0;
         assert!(e.starts_with("--threads: missing value"), "{e}");
         let e = run(&["num=5"]).unwrap_err().0;

@@ -100,8 +100,27 @@ impl CoreWorkload {
         let operation_count = p.u64("operationcount", 0)?;
         let insert_start = p.u64("insertstart", 0)?;
         let insert_count = p.u64("insertcount", record_count.saturating_sub(insert_start))?;
+        // Key numbers stay far below u64::MAX so that ranges and sums cannot overflow.
+        const MAX_COUNT: u64 = 1 << 48;
+        for (name, v) in [
+            ("recordcount", record_count),
+            ("operationcount", operation_count),
+            ("insertstart", insert_start),
+            ("insertcount", insert_count),
+        ] {
+            if v > MAX_COUNT {
+                return Err(CliError::new(format!(
+                    "property {name}: invalid value {v}: must be at most {MAX_COUNT}"
+                )));
+            }
+        }
         let field_count = p.u64("fieldcount", 10)? as usize;
         let field_length = p.u64("fieldlength", 100)? as usize;
+        if field_count > 1 << 16 || field_length > 1 << 26 {
+            return Err(CliError::new(format!(
+                "properties fieldcount/fieldlength: {field_count} fields of {field_length} bytes is too large (at most 65536 fields, 64 MiB each)"
+            )));
+        }
         p.choice("fieldlengthdistribution", "constant", &["constant"])
             .map_err(|e| {
                 CliError::new(format!(
