@@ -115,6 +115,10 @@ macro_rules! flags {
                         help.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ")
                     ));
                 )*
+                s.push_str(&format!(
+                    "db_bench flags refused until lsmlab supports them:\n  {}\n",
+                    REFUSED.join(" ")
+                ));
                 s
             }
         }
