@@ -129,9 +129,31 @@ pub struct LsmFigures {
     pub cpu_sys_s: f64,
     /// Wall seconds between the snapshots.
     pub wall_s: f64,
+    /// Device time of the FSLSM model: 8 KiB pages read × 50 µs + pages written × 200 µs.
+    pub device_time_s: f64,
+    /// Bytes and pages moved per I/O category (`wal`, `flush`, `compaction`, `user`, …).
+    pub io: BTreeMap<String, IoFigures>,
     /// Ticker deltas by RocksDB name.
     pub tickers: BTreeMap<String, u64>,
 }
+
+/// One I/O category's traffic during a benchmark.
+#[derive(Debug, Clone, Copy, Serialize, Default, PartialEq, Eq)]
+pub struct IoFigures {
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// 8 KiB pages read.
+    pub pages_read: u64,
+    /// 8 KiB pages written.
+    pub pages_written: u64,
+}
+
+/// Microseconds per page read in the device-time model (DESIGN.md "Metrics").
+pub const PAGE_READ_MICROS: f64 = 50.0;
+/// Microseconds per page written in the device-time model.
+pub const PAGE_WRITE_MICROS: f64 = 200.0;
 
 fn ratio(num: u64, den: u64) -> Option<f64> {
     (den > 0).then(|| num as f64 / den as f64)
@@ -218,6 +240,30 @@ impl LsmFigures {
             cpu_user_s: (after.cpu.user_s - before.cpu.user_s).max(0.0),
             cpu_sys_s: (after.cpu.sys_s - before.cpu.sys_s).max(0.0),
             wall_s: after.at.duration_since(before.at).as_secs_f64(),
+            device_time_s: IoCategory::ALL
+                .iter()
+                .map(|&c| {
+                    let x = dio(c);
+                    x.pages_read as f64 * PAGE_READ_MICROS
+                        + x.pages_written as f64 * PAGE_WRITE_MICROS
+                })
+                .sum::<f64>()
+                / 1e6,
+            io: IoCategory::ALL
+                .iter()
+                .map(|&c| {
+                    let x = dio(c);
+                    (
+                        c.name().to_string(),
+                        IoFigures {
+                            bytes_read: x.bytes_read,
+                            bytes_written: x.bytes_written,
+                            pages_read: x.pages_read,
+                            pages_written: x.pages_written,
+                        },
+                    )
+                })
+                .collect(),
             tickers: Ticker::ALL
                 .iter()
                 .map(|&t| (t.name().to_string(), d(t)))
@@ -296,6 +342,15 @@ impl LsmFigures {
             omb(self.index_bytes),
             omb(self.block_cache_bytes)
         );
+        let (pr, pw) = self
+            .io
+            .values()
+            .fold((0, 0), |(r, w), x| (r + x.pages_read, w + x.pages_written));
+        let _ = writeln!(
+            s,
+            "lsmlab device_time         : {:.3} s ({} pages read x 50 us + {} pages written x 200 us, 8 KiB pages)",
+            self.device_time_s, pr, pw
+        );
         let cpu = self.cpu_user_s + self.cpu_sys_s;
         let _ = writeln!(
             s,
@@ -323,6 +378,8 @@ mod tests {
         db.statistics().add(Ticker::BloomFilterFullPositive, 12);
         db.statistics().add(Ticker::BloomFilterFullTruePositive, 2);
         db.statistics().add(Ticker::FlushWriteBytes, 300);
+        db.io_stats().record_read(IoCategory::UserRead, 0, 8192 * 2);
+        db.io_stats().record_write(IoCategory::Wal, 0, 100);
         let after = EngineSnapshot::take(&db);
         let f = LsmFigures::between(
             &before,
@@ -337,6 +394,14 @@ mod tests {
         assert_eq!(f.write_amp, Some(3.0));
         assert_eq!(f.filter_fpr, Some(0.1));
         assert_eq!(f.read_amp, None);
+        // 2 pages read x 50 us + 1 page written x 200 us.
+        assert!(
+            (f.device_time_s - 300e-6).abs() < 1e-12,
+            "{}",
+            f.device_time_s
+        );
+        assert_eq!(f.io["user"].bytes_read, 16384);
+        assert_eq!(f.wal_bytes, 100);
         assert_eq!(f.tickers["rocksdb.bloom.filter.useful"], 90);
         let text = f.to_text("t");
         assert!(
