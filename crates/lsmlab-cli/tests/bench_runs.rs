@@ -300,3 +300,17 @@ fn seed_001_command_line_runs_unchanged() {
     assert!(line.ends_with(" MB/s"), "{line}");
     assert!(out.contains("Values:     2000 bytes each (2000 bytes after compression)"));
 }
+
+#[test]
+fn batches_are_whole_as_in_db_bench() {
+    // 10 writes in batches of 3: db_bench writes 3 whole batches (9 keys).
+    let (recs, _) = run(&[
+        "--benchmarks=fillseq,readseq",
+        "--num=10",
+        "--batch_size=3",
+        "--seed=13",
+    ]);
+    assert_eq!(rec(&recs, "fillseq").ops, 9);
+    assert_eq!(rec(&recs, "readseq").ops, 9);
+    assert_eq!(rec(&recs, "fillseq").latency_us["write"].count, 3);
+}

@@ -42,6 +42,7 @@ fn engine(what: &str, e: lsmlab::Error) -> CliError {
     CliError::new(format!("{what}: {e}"))
 }
 
+/// db_bench's `DoWrite`: `--writes` puts in batches of `--batch_size` (whole batches only).
 fn do_write(sh: &Shared<'_>, t: &mut ThreadState, order: KeyOrder) -> CliResult<()> {
     let f = sh.flags;
     let num_ops = f.writes_per_thread();
@@ -50,8 +51,9 @@ fn do_write(sh: &Shared<'_>, t: &mut ThreadState, order: KeyOrder) -> CliResult<
     let mut key = Vec::with_capacity(sh.key_size);
     let mut written = 0;
     let mut bytes = 0;
-    while written < num_ops {
-        let n = (f.batch_size as u64).min(num_ops - written);
+    // As db_bench's `Duration::Done(batch)`: only whole batches, while they fit in the count.
+    let n = f.batch_size as u64;
+    while written + n <= num_ops {
         let mut batch = WriteBatch::new();
         for _ in 0..n {
             generate_key(keys.next(&mut t.rand), sh.key_size, &mut key);
@@ -86,8 +88,8 @@ pub fn delete_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
     let mut keys = KeyGenerator::new(KeyOrder::Random, f.num);
     let mut key = Vec::with_capacity(sh.key_size);
     let mut done = 0;
-    while done < num_ops {
-        let n = (f.batch_size as u64).min(num_ops - done);
+    let n = f.batch_size as u64;
+    while done + n <= num_ops {
         let mut batch = WriteBatch::new();
         for _ in 0..n {
             generate_key(keys.next(&mut t.rand), sh.key_size, &mut key);
