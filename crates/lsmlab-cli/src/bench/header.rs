@@ -1,0 +1,152 @@
+//! The header db_bench prints before the benchmarks (`PrintEnvironment` and `PrintHeader`).
+
+use super::flags::BenchFlags;
+use lsmlab::Compression;
+use std::fmt::Write as _;
+
+fn cpu_description() -> (String, String) {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let mut count = 0;
+    let (mut model, mut cache) = (String::new(), String::new());
+    for line in info.lines() {
+        let Some((k, v)) = line.split_once(':') else {
+            continue;
+        };
+        match k.trim() {
+            "model name" => {
+                count += 1;
+                model = v.trim().to_string();
+            }
+            "cache size" => cache = v.trim().to_string(),
+            _ => {}
+        }
+    }
+    (format!("{count} * {model}"), cache)
+}
+
+fn now_text() -> String {
+    // SAFETY: time(NULL) only reads the clock.
+    let t = unsafe { libc::time(std::ptr::null_mut()) };
+    let mut buf = [0 as libc::c_char; 64];
+    // SAFETY: localtime_r fills `tm` from a valid time_t; ctime-like formatting into a buffer
+    // of sufficient size with strftime, which NUL-terminates on success.
+    unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&t, &mut tm).is_null() {
+            return String::new();
+        }
+        let n = libc::strftime(
+            buf.as_mut_ptr(),
+            buf.len(),
+            c"%a %b %e %H:%M:%S %Y".as_ptr(),
+            &tm,
+        );
+        let bytes: Vec<u8> = buf[..n].iter().map(|&c| c as u8).collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+/// RocksDB's name of a compression type (`CompressionTypeToString`).
+pub fn compression_name(c: Compression) -> &'static str {
+    match c {
+        Compression::None => "NoCompression",
+        Compression::Lz4 => "LZ4",
+        Compression::Zstd => "ZSTD",
+    }
+}
+
+/// The environment lines db_bench prints on stderr (`PrintEnvironment`).
+pub fn environment() -> String {
+    let mut s = String::new();
+    let (cpu, cache) = cpu_description();
+    let _ = writeln!(
+        s,
+        "lsmlab:     version {} (db_bench 7.8 compatible)",
+        env!("CARGO_PKG_VERSION")
+    );
+    let _ = writeln!(s, "Date:       {}", now_text());
+    let _ = writeln!(s, "CPU:        {cpu}");
+    let _ = writeln!(s, "CPUCache:   {cache}");
+    s
+}
+
+/// The header lines db_bench prints on stdout, ending with its dashed rule.
+pub fn header(flags: &BenchFlags) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Keys:       {} bytes each (+ 0 bytes user-defined timestamp)",
+        flags.key_size
+    );
+    let _ = writeln!(
+        s,
+        "Values:     {} bytes each ({} bytes after compression)",
+        flags.value_size,
+        (flags.value_size as f64 * flags.compression_ratio + 0.5) as i64
+    );
+    let _ = writeln!(s, "Entries:    {}", flags.num);
+    let _ = writeln!(s, "Prefix:    0 bytes");
+    let _ = writeln!(s, "Keys per prefix:    0");
+    let _ = writeln!(
+        s,
+        "RawSize:    {:.1} MB (estimated)",
+        ((flags.key_size + flags.value_size) as u64 * flags.num) as f64 / 1_048_576.0
+    );
+    let _ = writeln!(
+        s,
+        "FileSize:   {:.1} MB (estimated)",
+        ((flags.key_size as f64 + flags.value_size as f64 * flags.compression_ratio)
+            * flags.num as f64)
+            / 1_048_576.0
+    );
+    let _ = writeln!(s, "Write rate: 0 bytes/second");
+    let _ = writeln!(s, "Read rate: 0 ops/second");
+    let _ = writeln!(
+        s,
+        "Compression: {}",
+        compression_name(flags.compression().unwrap_or_default())
+    );
+    let _ = writeln!(s, "Compression sampling rate: 0");
+    let _ = writeln!(s, "Memtablerep: SkipListFactory");
+    let _ = writeln!(s, "Perf Level: 1");
+    let filter = if flags.bloom_bits > 0.0 {
+        format!(
+            "{} {} bits/key",
+            if flags.use_ribbon_filter {
+                "Ribbon"
+            } else {
+                "Bloom"
+            },
+            flags.bloom_bits
+        )
+    } else {
+        "none".to_string()
+    };
+    let _ = writeln!(s, "Filter:     {filter}");
+    s.push_str("------------------------------------------------\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_has_db_bench_lines() {
+        let f = BenchFlags {
+            num: 1000,
+            key_size: 32,
+            value_size: 1024,
+            ..BenchFlags::default()
+        };
+        let h = header(&f);
+        assert!(h.starts_with("Keys:       32 bytes each (+ 0 bytes user-defined timestamp)\n"));
+        assert!(h.contains("\nValues:     1024 bytes each (512 bytes after compression)\n"));
+        assert!(h.contains("\nEntries:    1000\n"));
+        assert!(h.contains("\nRawSize:    1.0 MB (estimated)\n"), "{h}");
+        assert!(h.contains("\nFileSize:   0.5 MB (estimated)\n"), "{h}");
+        assert!(h.contains("\nCompression: NoCompression\n"));
+        assert!(h.ends_with("------------------------------------------------\n"));
+        assert!(environment().starts_with("lsmlab:     version "));
+    }
+}

@@ -1,0 +1,329 @@
+//! `lsmlab bench`: RocksDB's db_bench on the lsmlab engine — the same flags, keys, values, key
+//! orders and output lines, followed by lsmlab's own block of figures after each benchmark.
+
+pub mod flags;
+pub mod header;
+pub mod json;
+pub mod keygen;
+pub mod random;
+pub mod stats;
+pub mod valuegen;
+pub mod workloads;
+
+use crate::error::{CliError, CliResult};
+use crate::report::engine::{ClientCounts, EngineSnapshot, LsmFigures};
+use flags::{BenchFlags, Parsed};
+use json::{BenchmarkRecord, RunRecord};
+use lsmlab::Db;
+use random::Random64;
+use stats::{BenchStats, ThreadStats};
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Barrier;
+use std::time::{SystemTime, UNIX_EPOCH};
+use workloads::{Method, Shared, ThreadState};
+
+/// Entry point of `lsmlab bench ARGS`.
+pub fn main(args: &[String]) -> CliResult<()> {
+    match flags::parse(args)? {
+        Parsed::Help => {
+            print!("{}", BenchFlags::help());
+            Ok(())
+        }
+        Parsed::Run { flags, explicit } => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            run(&flags, &explicit, &mut out, true).map(|_| ())
+        }
+    }
+}
+
+fn io_err(e: std::io::Error) -> CliError {
+    CliError::new(format!("writing output: {e}"))
+}
+
+/// A running db_bench session: the database and the thread-seed counter.
+struct Session<'a> {
+    flags: &'a BenchFlags,
+    path: String,
+    db: Option<Db>,
+    seed: u64,
+    total_threads: u64,
+    progress: bool,
+}
+
+impl Session<'_> {
+    fn open(&mut self) -> CliResult<()> {
+        let db = Db::open(&self.path, self.flags.options())
+            .map_err(|e| CliError::new(format!("open {}: {e}", self.path)))?;
+        self.db = Some(db);
+        Ok(())
+    }
+
+    fn reopen_fresh(&mut self) -> CliResult<()> {
+        if let Some(db) = self.db.take() {
+            db.close()
+                .map_err(|e| CliError::new(format!("close {}: {e}", self.path)))?;
+        }
+        Db::destroy(&self.path, &self.flags.options())
+            .map_err(|e| CliError::new(format!("destroy {}: {e}", self.path)))?;
+        self.open()
+    }
+
+    fn db(&self) -> CliResult<&Db> {
+        self.db
+            .as_ref()
+            .ok_or_else(|| CliError::new("the database is not open"))
+    }
+
+    /// Runs `method` in `n` threads that start together; returns each thread's stats.
+    fn run_threads(
+        &mut self,
+        n: usize,
+        key_size: usize,
+        method: Method,
+    ) -> CliResult<Vec<ThreadStats>> {
+        let first_seed = self.seed.wrapping_add(self.total_threads);
+        self.total_threads += n as u64;
+        let progress = self.progress;
+        let db = self.db()?;
+        let shared = Shared {
+            db,
+            flags: self.flags,
+            key_size,
+            write_options: self.flags.write_options(),
+            num_done: AtomicUsize::new(0),
+            num_threads: n,
+        };
+        let mut states: Vec<ThreadState> = (0..n)
+            .map(|tid| ThreadState {
+                tid,
+                rand: Random64::new(first_seed.wrapping_add(tid as u64)),
+                stats: ThreadStats::new(progress && tid == n.saturating_sub(1)),
+            })
+            .collect();
+        let barrier = Barrier::new(n);
+        let results: Vec<CliResult<()>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = states
+                .iter_mut()
+                .map(|state| {
+                    let (shared, barrier) = (&shared, &barrier);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        state.stats.start();
+                        let r = method(shared, state);
+                        state.stats.stop();
+                        shared.num_done.fetch_add(1, Ordering::AcqRel);
+                        r
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(CliError::new("a benchmark thread panicked")))
+                })
+                .collect()
+        });
+        for r in results {
+            r?;
+        }
+        Ok(states.into_iter().map(|s| s.stats).collect())
+    }
+}
+
+fn property_text(db: &Db, name: &str) -> String {
+    db.property(name).unwrap_or_else(|| "n/a".to_string())
+}
+
+/// The `--statistics` dump: the engine's tickers and histograms, plus lsmlab's filter lines.
+pub fn statistics_text(db: &Db) -> String {
+    let mut s = db.statistics().to_rocksdb_string();
+    for name in ["lsmlab.filter.bytes", "lsmlab.filter.keys"] {
+        let v = db
+            .property_int(name)
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| "n/a".to_string());
+        s.push_str(&format!("{name} COUNT : {v}\n"));
+    }
+    s
+}
+
+/// Runs every benchmark of `flags`, printing to `out`; returns the figures of each.
+pub fn run(
+    flags: &BenchFlags,
+    explicit: &[String],
+    out: &mut dyn Write,
+    progress: bool,
+) -> CliResult<Vec<BenchmarkRecord>> {
+    let list = flags.benchmark_list()?;
+    let started_unix = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let seed = if flags.seed == 0 {
+        let micros = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_micros() as u64)
+            .unwrap_or(1);
+        writeln!(out, "Set seed to {micros} because --seed was 0").map_err(io_err)?;
+        micros
+    } else {
+        flags.seed
+    };
+    let path = flags.db_path();
+    if !flags.use_existing_db {
+        Db::destroy(&path, &flags.options())
+            .map_err(|e| CliError::new(format!("destroy {path}: {e}")))?;
+    }
+    let mut session = Session {
+        flags,
+        path: path.clone(),
+        db: None,
+        seed,
+        total_threads: 0,
+        progress,
+    };
+    session.open()?;
+    // As db_bench: the environment on stderr, the header on stdout.
+    if progress {
+        eprint!("{}", header::environment());
+    }
+    write!(out, "{}", header::header(flags)).map_err(io_err)?;
+    let mut records = Vec::new();
+    for name in &list {
+        let mut key_size = flags.key_size;
+        let mut threads = flags.threads;
+        let mut fresh_db = false;
+        let method: Method = match name.as_str() {
+            "fillseq" => {
+                fresh_db = true;
+                workloads::fill_seq
+            }
+            "fillrandom" => {
+                fresh_db = true;
+                workloads::fill_random
+            }
+            "overwrite" => workloads::fill_random,
+            "readrandom" => workloads::read_random,
+            "readmissing" => {
+                key_size += 1;
+                workloads::read_random
+            }
+            "readseq" => workloads::read_seq,
+            "readreverse" => workloads::read_reverse,
+            "seekrandom" => workloads::seek_random,
+            "deleterandom" => workloads::delete_random,
+            "readwhilewriting" => {
+                threads += 1;
+                workloads::read_while_writing
+            }
+            "readrandomwriterandom" => workloads::read_random_write_random,
+            "flush" => {
+                threads = 1;
+                workloads::flush
+            }
+            "compact" => {
+                threads = 1;
+                workloads::compact
+            }
+            "waitforcompaction" => {
+                session.db()?.wait_for_background_work()?;
+                continue;
+            }
+            "stats" | "levelstats" | "sstables" => {
+                let prop = format!("rocksdb.{name}");
+                writeln!(out, "\n{}", property_text(session.db()?, &prop)).map_err(io_err)?;
+                continue;
+            }
+            other => {
+                return Err(CliError::new(format!(
+                    "--benchmarks: unknown benchmark {other:?}"
+                )))
+            }
+        };
+        if fresh_db {
+            if flags.use_existing_db {
+                writeln!(out, "{name:<12} : skipped (--use_existing_db is true)")
+                    .map_err(io_err)?;
+                continue;
+            }
+            session.reopen_fresh()?;
+        }
+        writeln!(out, "DB path: [{path}]").map_err(io_err)?;
+        let before = EngineSnapshot::take(session.db()?);
+        let thread_stats = session.run_threads(threads, key_size, method)?;
+        let merged = BenchStats::merge(&thread_stats);
+        if progress {
+            // Clear the progress line, if any was drawn.
+            use std::io::IsTerminal;
+            if std::io::stderr().is_terminal() {
+                eprint!("{:60}\r", "");
+            }
+        }
+        writeln!(out, "{}", merged.report_line(name)).map_err(io_err)?;
+        if flags.histogram {
+            write!(out, "{}", merged.histogram_text()).map_err(io_err)?;
+        }
+        let db = session.db()?;
+        let after = EngineSnapshot::take(db);
+        let figures = LsmFigures::between(
+            &before,
+            &after,
+            db,
+            Path::new(&path),
+            ClientCounts {
+                bytes_written: merged.client_bytes_written,
+                bytes_returned: merged.client_bytes_returned,
+            },
+        );
+        write!(out, "{}", figures.to_text(name)).map_err(io_err)?;
+        out.flush().map_err(io_err)?;
+        records.push(BenchmarkRecord {
+            name: name.clone(),
+            threads,
+            ops: merged.reported_ops(),
+            seconds: merged.elapsed_seconds,
+            micros_per_op: merged.micros_per_op(),
+            ops_per_sec: merged.ops_per_sec(),
+            mb_per_sec: merged.mb_per_sec(),
+            message: merged.message.trim().to_string(),
+            reads: merged.reads,
+            found: merged.found,
+            writer_ops: merged.excluded_ops,
+            latency_us: merged
+                .hist
+                .iter()
+                .map(|(op, h)| (op.name().to_string(), h.summary()))
+                .collect(),
+            lsmlab: figures,
+        });
+    }
+    let db = session.db()?;
+    if flags.statistics {
+        writeln!(out, "STATISTICS:\n{}", statistics_text(db)).map_err(io_err)?;
+    }
+    if !flags.json.is_empty() {
+        let doc = RunRecord {
+            tool: "lsmlab bench",
+            version: env!("CARGO_PKG_VERSION"),
+            started_unix,
+            db: path.clone(),
+            seed,
+            flags: flags.clone(),
+            flags_set: explicit.to_vec(),
+            benchmarks: records.clone(),
+        };
+        let text = serde_json::to_string_pretty(&doc)
+            .map_err(|e| CliError::new(format!("--json: {e}")))?;
+        std::fs::write(&flags.json, text)
+            .map_err(|e| CliError::new(format!("--json: cannot write {}: {e}", flags.json)))?;
+    }
+    if let Some(db) = session.db.take() {
+        db.close()
+            .map_err(|e| CliError::new(format!("close {path}: {e}")))?;
+    }
+    Ok(records)
+}

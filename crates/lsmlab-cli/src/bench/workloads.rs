@@ -1,0 +1,295 @@
+//! The body of each benchmark, run by every thread of it (db_bench's `Benchmark::<Method>`).
+
+use super::flags::BenchFlags;
+use super::keygen::{generate_key, KeyGenerator, KeyOrder};
+use super::random::Random64;
+use super::stats::{OpType, ThreadStats};
+use super::valuegen::ValueGenerator;
+use crate::error::{CliError, CliResult};
+use lsmlab::{Db, ReadOptions, WriteBatch, WriteOptions};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// What the threads of one benchmark share.
+pub struct Shared<'a> {
+    /// The database.
+    pub db: &'a Db,
+    /// The flags of the run.
+    pub flags: &'a BenchFlags,
+    /// Key size of this benchmark (readmissing adds one byte).
+    pub key_size: usize,
+    /// Options of every write.
+    pub write_options: WriteOptions,
+    /// Threads that have finished.
+    pub num_done: AtomicUsize,
+    /// Threads of the benchmark.
+    pub num_threads: usize,
+}
+
+/// One thread of a benchmark.
+pub struct ThreadState {
+    /// 0..n−1.
+    pub tid: usize,
+    /// The thread's generator, seeded with `--seed` plus a per-run thread counter.
+    pub rand: Random64,
+    /// What the thread measured.
+    pub stats: ThreadStats,
+}
+
+/// A benchmark body.
+pub type Method = fn(&Shared<'_>, &mut ThreadState) -> CliResult<()>;
+
+fn engine(what: &str, e: lsmlab::Error) -> CliError {
+    CliError::new(format!("{what}: {e}"))
+}
+
+/// db_bench's `DoWrite`: `--writes` puts in batches of `--batch_size` (whole batches only).
+fn do_write(sh: &Shared<'_>, t: &mut ThreadState, order: KeyOrder) -> CliResult<()> {
+    let f = sh.flags;
+    let num_ops = f.writes_per_thread();
+    let mut keys = KeyGenerator::new(order, f.num);
+    let mut values = ValueGenerator::new(f.compression_ratio, f.value_size);
+    let mut key = Vec::with_capacity(sh.key_size);
+    let mut written = 0;
+    let mut bytes = 0;
+    // As db_bench's `Duration::Done(batch)`: only whole batches, while they fit in the count.
+    let n = f.batch_size as u64;
+    while written + n <= num_ops {
+        let mut batch = WriteBatch::new();
+        for _ in 0..n {
+            generate_key(keys.next(&mut t.rand), sh.key_size, &mut key);
+            batch.put(&key, values.generate(f.value_size));
+            bytes += (sh.key_size + f.value_size) as u64;
+        }
+        sh.db
+            .write(&sh.write_options, batch)
+            .map_err(|e| engine("put error", e))?;
+        t.stats.finished_ops(n, OpType::Write);
+        written += n;
+    }
+    t.stats.bytes += bytes;
+    t.stats.client_bytes_written += bytes;
+    Ok(())
+}
+
+/// fillseq: `--num` puts in key order.
+pub fn fill_seq(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    do_write(sh, t, KeyOrder::Sequential)
+}
+
+/// fillrandom and overwrite: `--num` puts of `Next() % num` keys.
+pub fn fill_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    do_write(sh, t, KeyOrder::Random)
+}
+
+/// deleterandom: `--deletes` deletes of `Next() % num` keys.
+pub fn delete_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    let f = sh.flags;
+    let num_ops = f.deletes_per_thread();
+    let mut keys = KeyGenerator::new(KeyOrder::Random, f.num);
+    let mut key = Vec::with_capacity(sh.key_size);
+    let mut done = 0;
+    let n = f.batch_size as u64;
+    while done + n <= num_ops {
+        let mut batch = WriteBatch::new();
+        for _ in 0..n {
+            generate_key(keys.next(&mut t.rand), sh.key_size, &mut key);
+            batch.delete(&key);
+        }
+        sh.db
+            .write(&sh.write_options, batch)
+            .map_err(|e| engine("delete error", e))?;
+        t.stats.finished_ops(n, OpType::Delete);
+        done += n;
+    }
+    Ok(())
+}
+
+/// readrandom (and readmissing, whose keys are one byte too long): `--reads` gets.
+pub fn read_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    let f = sh.flags;
+    let mut key = Vec::with_capacity(sh.key_size);
+    let (mut read, mut found, mut bytes) = (0u64, 0u64, 0u64);
+    for _ in 0..f.reads_per_thread() {
+        generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
+        read += 1;
+        if let Some(v) = sh.db.get(&key).map_err(|e| engine("get error", e))? {
+            found += 1;
+            bytes += (key.len() + v.len()) as u64;
+        }
+        t.stats.finished_ops(1, OpType::Read);
+    }
+    t.stats.reads += read;
+    t.stats.found += found;
+    t.stats.bytes += bytes;
+    t.stats.client_bytes_returned += bytes;
+    t.stats.message = format!("({found} of {read} found)\n");
+    Ok(())
+}
+
+fn read_scan(sh: &Shared<'_>, t: &mut ThreadState, reverse: bool) -> CliResult<()> {
+    let mut it = sh
+        .db
+        .iter(&ReadOptions::default())
+        .map_err(|e| engine("iterator error", e))?;
+    if reverse {
+        it.seek_to_last();
+    } else {
+        it.seek_to_first();
+    }
+    let limit = sh.flags.reads_per_thread();
+    let (mut i, mut bytes) = (0u64, 0u64);
+    while i < limit && it.valid() {
+        bytes += (it.key().len() + it.value().len()) as u64;
+        t.stats.finished_ops(1, OpType::Read);
+        i += 1;
+        if reverse {
+            it.prev();
+        } else {
+            it.next();
+        }
+    }
+    it.status().map_err(|e| engine("iterator error", e))?;
+    t.stats.reads += i;
+    t.stats.found += i;
+    t.stats.bytes += bytes;
+    t.stats.client_bytes_returned += bytes;
+    Ok(())
+}
+
+/// readseq: up to `--reads` entries from the first key on.
+pub fn read_seq(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    read_scan(sh, t, false)
+}
+
+/// readreverse: up to `--reads` entries from the last key back.
+pub fn read_reverse(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    read_scan(sh, t, true)
+}
+
+/// seekrandom: `--reads` seeks to `Next() % num` keys, each followed by `--seek_nexts` steps.
+pub fn seek_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    let f = sh.flags;
+    let mut key = Vec::with_capacity(sh.key_size);
+    let (mut read, mut found, mut bytes) = (0u64, 0u64, 0u64);
+    for _ in 0..f.reads_per_thread() {
+        generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
+        // As db_bench without a tailing iterator: a new iterator per seek.
+        let mut it = sh
+            .db
+            .iter(&ReadOptions::default())
+            .map_err(|e| engine("iterator error", e))?;
+        it.seek(&key);
+        read += 1;
+        if it.valid() && it.key() == key.as_slice() {
+            found += 1;
+        }
+        for _ in 0..f.seek_nexts {
+            if !it.valid() {
+                break;
+            }
+            bytes += (it.key().len() + it.value().len()) as u64;
+            it.next();
+        }
+        it.status().map_err(|e| engine("iterator error", e))?;
+        t.stats.finished_ops(1, OpType::Seek);
+    }
+    t.stats.reads += read;
+    t.stats.found += found;
+    t.stats.bytes += bytes;
+    t.stats.client_bytes_returned += bytes;
+    t.stats.message = format!("({found} of {read} found)\n");
+    Ok(())
+}
+
+/// The writer of readwhilewriting: random puts until every reader is done; left out of the
+/// merged figures, as db_bench's `BGWriter`.
+pub fn background_writer(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    let f = sh.flags;
+    t.stats.exclude_from_merge = true;
+    let mut values = ValueGenerator::new(f.compression_ratio, f.value_size);
+    let mut key = Vec::with_capacity(sh.key_size);
+    let mut bytes = 0;
+    while sh.num_done.load(Ordering::Acquire) + 1 < sh.num_threads {
+        generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
+        let mut batch = WriteBatch::new();
+        batch.put(&key, values.generate(f.value_size));
+        sh.db
+            .write(&sh.write_options, batch)
+            .map_err(|e| engine("put error", e))?;
+        bytes += (sh.key_size + f.value_size) as u64;
+        t.stats.finished_ops(1, OpType::Write);
+    }
+    t.stats.bytes += bytes;
+    t.stats.client_bytes_written += bytes;
+    Ok(())
+}
+
+/// readwhilewriting: thread 0 writes, the others run readrandom.
+pub fn read_while_writing(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    if t.tid == 0 {
+        background_writer(sh, t)
+    } else {
+        read_random(sh, t)
+    }
+}
+
+/// readrandomwriterandom: `--readwritepercent` % gets, the rest puts, over `Next() % num` keys;
+/// per thread max(`--reads`, `--writes`) operations, or `--num` when both are negative.
+pub fn read_random_write_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    let f = sh.flags;
+    let total = if f.reads < 0 && f.writes < 0 {
+        f.num
+    } else {
+        f.reads.max(f.writes).max(0) as u64
+    };
+    let mut values = ValueGenerator::new(f.compression_ratio, f.value_size);
+    let mut key = Vec::with_capacity(sh.key_size);
+    let (mut reads, mut writes, mut found) = (0u64, 0u64, 0u64);
+    let (mut get_weight, mut put_weight) = (0u32, 0u32);
+    for _ in 0..total {
+        generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
+        if get_weight == 0 && put_weight == 0 {
+            get_weight = f.readwritepercent;
+            put_weight = 100 - get_weight;
+        }
+        if get_weight > 0 {
+            if let Some(v) = sh.db.get(&key).map_err(|e| engine("get error", e))? {
+                found += 1;
+                t.stats.client_bytes_returned += (key.len() + v.len()) as u64;
+            }
+            get_weight -= 1;
+            reads += 1;
+            t.stats.finished_ops(1, OpType::Read);
+        } else {
+            let mut batch = WriteBatch::new();
+            batch.put(&key, values.generate(f.value_size));
+            sh.db
+                .write(&sh.write_options, batch)
+                .map_err(|e| engine("put error", e))?;
+            t.stats.client_bytes_written += (sh.key_size + f.value_size) as u64;
+            put_weight -= 1;
+            writes += 1;
+            t.stats.finished_ops(1, OpType::Write);
+        }
+    }
+    t.stats.reads += reads;
+    t.stats.found += found;
+    t.stats.message = format!("( reads:{reads} writes:{writes} total:{total} found:{found})");
+    Ok(())
+}
+
+/// flush: one memtable flush.
+pub fn flush(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    sh.db.flush().map_err(|e| engine("flush error", e))?;
+    t.stats.finished_ops(1, OpType::Write);
+    Ok(())
+}
+
+/// compact: a full manual compaction.
+pub fn compact(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    sh.db
+        .compact_range(None, None)
+        .map_err(|e| engine("compact error", e))?;
+    t.stats.finished_ops(1, OpType::Write);
+    Ok(())
+}

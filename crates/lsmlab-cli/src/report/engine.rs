@@ -1,0 +1,417 @@
+//! The lsmlab block: what db_bench does not tell, computed from the engine's tickers, I/O
+//! counters and properties between two snapshots (the start and the end of one benchmark).
+//!
+//! Definitions (DESIGN.md "Metrics"):
+//! - write amplification = bytes the engine wrote to tables and blob files (flush + compaction +
+//!   blob + GC + float-up) / user bytes written (key + value); the WAL-inclusive variant adds WAL
+//!   bytes;
+//! - read amplification = bytes read from disk for user reads / bytes returned (key + value);
+//! - files checked per get = tables checked by gets that found their key on disk / such gets;
+//! - filter FPR = (full.positive − full.true.positive)
+//!   / (useful + full.positive − full.true.positive).
+//!
+//! Engine counters that stay at zero (the user bytes of an engine that does not count them) fall
+//! back to what the benchmark itself counted; figures with a zero denominator print `n/a`.
+
+use super::process::{cpu_times, dir_size, peak_rss_bytes, CpuTimes};
+use lsmlab::env::{IoCategory, IoCounts};
+use lsmlab::{Db, HistogramKind, Ticker};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+
+/// Engine and process counters at one instant.
+#[derive(Clone)]
+pub struct EngineSnapshot {
+    tickers: Vec<u64>,
+    compaction_cpu_micros: u64,
+    io: Vec<IoCounts>,
+    cpu: CpuTimes,
+    at: Instant,
+}
+
+impl EngineSnapshot {
+    /// The counters of `db` and of this process now.
+    pub fn take(db: &Db) -> EngineSnapshot {
+        let stats = db.statistics();
+        let io = db.io_stats();
+        EngineSnapshot {
+            tickers: Ticker::ALL.iter().map(|&t| stats.ticker(t)).collect(),
+            compaction_cpu_micros: stats.histogram(HistogramKind::CompactionCpuTime).sum,
+            io: IoCategory::ALL.iter().map(|&c| io.get(c)).collect(),
+            cpu: cpu_times(),
+            at: Instant::now(),
+        }
+    }
+
+    fn ticker(&self, t: Ticker) -> u64 {
+        self.tickers[t as usize]
+    }
+
+    fn io(&self, c: IoCategory) -> IoCounts {
+        self.io[c as usize]
+    }
+}
+
+/// What the benchmark itself counted, used when the engine's tickers are silent.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClientCounts {
+    /// Key + value bytes the benchmark wrote.
+    pub bytes_written: u64,
+    /// Key + value bytes the benchmark got back from reads and scans.
+    pub bytes_returned: u64,
+}
+
+/// The figures of the lsmlab block.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct LsmFigures {
+    /// User key + value bytes written.
+    pub user_bytes_written: u64,
+    /// Bytes written by flushes.
+    pub flush_bytes: u64,
+    /// Bytes written by compactions.
+    pub compaction_write_bytes: u64,
+    /// Bytes read by compactions.
+    pub compaction_read_bytes: u64,
+    /// Bytes written to blob files, by GC and by float-up.
+    pub blob_gc_floatup_bytes: u64,
+    /// Bytes written to the WAL.
+    pub wal_bytes: u64,
+    /// (flush + compaction + blob + GC + float-up) / user bytes.
+    pub write_amp: Option<f64>,
+    /// The same with WAL bytes added.
+    pub write_amp_with_wal: Option<f64>,
+    /// Bytes read from disk for user reads.
+    pub user_read_disk_bytes: u64,
+    /// Key + value bytes returned to the user.
+    pub bytes_returned: u64,
+    /// user_read_disk_bytes / bytes_returned.
+    pub read_amp: Option<f64>,
+    /// Gets that found their key in a table.
+    pub gets_found_on_disk: u64,
+    /// Tables checked by those gets.
+    pub files_checked_found: u64,
+    /// files_checked_found / gets_found_on_disk.
+    pub files_checked_per_get: Option<f64>,
+    /// Tables probed by all gets.
+    pub files_probed: u64,
+    /// Filter probes that said "absent".
+    pub filter_useful: u64,
+    /// Filter probes that said "maybe".
+    pub filter_positive: u64,
+    /// "Maybe" answers for keys that were present.
+    pub filter_true_positive: u64,
+    /// False-positive rate of the filters.
+    pub filter_fpr: Option<f64>,
+    /// Compactions run.
+    pub compactions: u64,
+    /// CPU microseconds of compactions.
+    pub compaction_cpu_micros: u64,
+    /// Bytes of every file in the database directory.
+    pub db_size_bytes: Option<u64>,
+    /// `rocksdb.total-sst-files-size`.
+    pub sst_files_bytes: Option<u64>,
+    /// Peak resident memory of the process.
+    pub peak_rss_bytes: Option<u64>,
+    /// `lsmlab.filter.bytes`.
+    pub filter_bytes: Option<u64>,
+    /// `lsmlab.filter.keys`.
+    pub filter_keys: Option<u64>,
+    /// `lsmlab.index.bytes`.
+    pub index_bytes: Option<u64>,
+    /// `rocksdb.block-cache-usage`.
+    pub block_cache_bytes: Option<u64>,
+    /// User CPU seconds of the process during the benchmark.
+    pub cpu_user_s: f64,
+    /// System CPU seconds of the process during the benchmark.
+    pub cpu_sys_s: f64,
+    /// Wall seconds between the snapshots.
+    pub wall_s: f64,
+    /// Device time of the FSLSM model: 8 KiB pages read × 50 µs + pages written × 200 µs.
+    pub device_time_s: f64,
+    /// Bytes and pages moved per I/O category (`wal`, `flush`, `compaction`, `user`, …).
+    pub io: BTreeMap<String, IoFigures>,
+    /// Ticker deltas by RocksDB name.
+    pub tickers: BTreeMap<String, u64>,
+}
+
+/// One I/O category's traffic during a benchmark.
+#[derive(Debug, Clone, Copy, Serialize, Default, PartialEq, Eq)]
+pub struct IoFigures {
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// 8 KiB pages read.
+    pub pages_read: u64,
+    /// 8 KiB pages written.
+    pub pages_written: u64,
+}
+
+/// Microseconds per page read in the device-time model (DESIGN.md "Metrics").
+pub const PAGE_READ_MICROS: f64 = 50.0;
+/// Microseconds per page written in the device-time model.
+pub const PAGE_WRITE_MICROS: f64 = 200.0;
+
+fn ratio(num: u64, den: u64) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
+}
+
+impl LsmFigures {
+    /// The figures between `before` and `after`.
+    pub fn between(
+        before: &EngineSnapshot,
+        after: &EngineSnapshot,
+        db: &Db,
+        db_path: &Path,
+        client: ClientCounts,
+    ) -> LsmFigures {
+        let d = |t: Ticker| after.ticker(t).saturating_sub(before.ticker(t));
+        let dio = |c: IoCategory| {
+            let (a, b) = (after.io(c), before.io(c));
+            IoCounts {
+                bytes_read: a.bytes_read.saturating_sub(b.bytes_read),
+                bytes_written: a.bytes_written.saturating_sub(b.bytes_written),
+                pages_read: a.pages_read.saturating_sub(b.pages_read),
+                pages_written: a.pages_written.saturating_sub(b.pages_written),
+            }
+        };
+        let or = |engine: u64, fallback: u64| if engine > 0 { engine } else { fallback };
+        let user_bytes_written = or(d(Ticker::BytesWritten), client.bytes_written);
+        let flush_bytes = or(
+            d(Ticker::FlushWriteBytes),
+            dio(IoCategory::Flush).bytes_written,
+        );
+        let compaction_write_bytes = or(
+            d(Ticker::CompactWriteBytes),
+            dio(IoCategory::Compaction).bytes_written,
+        );
+        let blob_gc_floatup_bytes = [IoCategory::Blob, IoCategory::Gc, IoCategory::FloatUp]
+            .iter()
+            .map(|&c| dio(c).bytes_written)
+            .sum();
+        let wal_bytes = or(d(Ticker::WalFileBytes), dio(IoCategory::Wal).bytes_written);
+        let device = flush_bytes + compaction_write_bytes + blob_gc_floatup_bytes;
+        let user_read_disk_bytes = or(
+            d(Ticker::GetReadBytes),
+            dio(IoCategory::UserRead).bytes_read,
+        );
+        let bytes_returned = or(d(Ticker::BytesRead), client.bytes_returned);
+        let useful = d(Ticker::BloomFilterUseful);
+        let positive = d(Ticker::BloomFilterFullPositive);
+        let true_positive = d(Ticker::BloomFilterFullTruePositive);
+        let false_positive = positive.saturating_sub(true_positive);
+        let gets_found_on_disk = d(Ticker::GetsFoundOnDisk);
+        let files_checked_found = d(Ticker::FilesCheckedFound);
+        let prop = |name: &str| db.property_int(name);
+        LsmFigures {
+            user_bytes_written,
+            flush_bytes,
+            compaction_write_bytes,
+            compaction_read_bytes: d(Ticker::CompactReadBytes),
+            blob_gc_floatup_bytes,
+            wal_bytes,
+            write_amp: ratio(device, user_bytes_written),
+            write_amp_with_wal: ratio(device + wal_bytes, user_bytes_written),
+            user_read_disk_bytes,
+            bytes_returned,
+            read_amp: ratio(user_read_disk_bytes, bytes_returned),
+            gets_found_on_disk,
+            files_checked_found,
+            files_checked_per_get: ratio(files_checked_found, gets_found_on_disk),
+            files_probed: d(Ticker::FilesProbed),
+            filter_useful: useful,
+            filter_positive: positive,
+            filter_true_positive: true_positive,
+            filter_fpr: ratio(false_positive, useful + false_positive),
+            compactions: d(Ticker::Compactions),
+            compaction_cpu_micros: after
+                .compaction_cpu_micros
+                .saturating_sub(before.compaction_cpu_micros),
+            db_size_bytes: dir_size(db_path),
+            sst_files_bytes: prop("rocksdb.total-sst-files-size"),
+            peak_rss_bytes: peak_rss_bytes(),
+            filter_bytes: prop("lsmlab.filter.bytes"),
+            filter_keys: prop("lsmlab.filter.keys"),
+            index_bytes: prop("lsmlab.index.bytes"),
+            block_cache_bytes: prop("rocksdb.block-cache-usage"),
+            cpu_user_s: (after.cpu.user_s - before.cpu.user_s).max(0.0),
+            cpu_sys_s: (after.cpu.sys_s - before.cpu.sys_s).max(0.0),
+            wall_s: after.at.duration_since(before.at).as_secs_f64(),
+            device_time_s: IoCategory::ALL
+                .iter()
+                .map(|&c| {
+                    let x = dio(c);
+                    x.pages_read as f64 * PAGE_READ_MICROS
+                        + x.pages_written as f64 * PAGE_WRITE_MICROS
+                })
+                .sum::<f64>()
+                / 1e6,
+            io: IoCategory::ALL
+                .iter()
+                .map(|&c| {
+                    let x = dio(c);
+                    (
+                        c.name().to_string(),
+                        IoFigures {
+                            bytes_read: x.bytes_read,
+                            bytes_written: x.bytes_written,
+                            pages_read: x.pages_read,
+                            pages_written: x.pages_written,
+                        },
+                    )
+                })
+                .collect(),
+            tickers: Ticker::ALL
+                .iter()
+                .map(|&t| (t.name().to_string(), d(t)))
+                .collect(),
+        }
+    }
+
+    /// The block printed after a benchmark: one `lsmlab <figure> : <value>` line per figure.
+    pub fn to_text(&self, title: &str) -> String {
+        let mut s = String::new();
+        let opt = |v: Option<f64>, prec: usize| match v {
+            Some(x) => format!("{x:.prec$}"),
+            None => "n/a".to_string(),
+        };
+        let mb = |b: u64| format!("{:.1} MB", b as f64 / 1_048_576.0);
+        let omb = |b: Option<u64>| b.map(mb).unwrap_or_else(|| "n/a".to_string());
+        let _ = writeln!(s, "-- lsmlab: {title} --");
+        let _ = writeln!(
+            s,
+            "lsmlab write_amp            : {} (WAL-inclusive {}; user {}, flush {}, compaction {}, blob+gc+float-up {}, WAL {})",
+            opt(self.write_amp, 3),
+            opt(self.write_amp_with_wal, 3),
+            mb(self.user_bytes_written),
+            mb(self.flush_bytes),
+            mb(self.compaction_write_bytes),
+            mb(self.blob_gc_floatup_bytes),
+            mb(self.wal_bytes)
+        );
+        let _ = writeln!(
+            s,
+            "lsmlab read_amp             : {} (read from disk {}, returned {})",
+            opt(self.read_amp, 3),
+            mb(self.user_read_disk_bytes),
+            mb(self.bytes_returned)
+        );
+        let _ = writeln!(
+            s,
+            "lsmlab files_checked_per_get: {} ({} files over {} gets found on disk; {} files probed)",
+            opt(self.files_checked_per_get, 3),
+            self.files_checked_found,
+            self.gets_found_on_disk,
+            self.files_probed
+        );
+        let _ = writeln!(
+            s,
+            "lsmlab filter_fpr           : {} (useful {}, positive {}, true positive {})",
+            self.filter_fpr
+                .map(|f| format!("{:.4}%", f * 100.0))
+                .unwrap_or_else(|| "n/a".to_string()),
+            self.filter_useful,
+            self.filter_positive,
+            self.filter_true_positive
+        );
+        let _ = writeln!(
+            s,
+            "lsmlab compactions          : {} (read {}, written {}, CPU {:.3} s)",
+            self.compactions,
+            mb(self.compaction_read_bytes),
+            mb(self.compaction_write_bytes),
+            self.compaction_cpu_micros as f64 / 1e6
+        );
+        let _ = writeln!(
+            s,
+            "lsmlab db_size              : {} (SST files {})",
+            omb(self.db_size_bytes),
+            omb(self.sst_files_bytes)
+        );
+        let _ = writeln!(
+            s,
+            "lsmlab memory               : peak RSS {}, filters {} ({} keys), index {}, block cache {}",
+            omb(self.peak_rss_bytes),
+            omb(self.filter_bytes),
+            self.filter_keys
+                .map(|k| k.to_string())
+                .unwrap_or_else(|| "n/a".to_string()),
+            omb(self.index_bytes),
+            omb(self.block_cache_bytes)
+        );
+        let (pr, pw) = self
+            .io
+            .values()
+            .fold((0, 0), |(r, w), x| (r + x.pages_read, w + x.pages_written));
+        let _ = writeln!(
+            s,
+            "lsmlab device_time         : {:.3} s ({} pages read x 50 us + {} pages written x 200 us, 8 KiB pages)",
+            self.device_time_s, pr, pw
+        );
+        let cpu = self.cpu_user_s + self.cpu_sys_s;
+        let _ = writeln!(
+            s,
+            "lsmlab cpu                  : user {:.3} s, sys {:.3} s ({:.1}% of one core over {:.3} s)",
+            self.cpu_user_s,
+            self.cpu_sys_s,
+            if self.wall_s > 0.0 { cpu / self.wall_s * 100.0 } else { 0.0 },
+            self.wall_s
+        );
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lsmlab::Options;
+
+    #[test]
+    fn figures_fall_back_to_client_counts_and_print_na() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), Options::default()).unwrap();
+        let before = EngineSnapshot::take(&db);
+        db.statistics().add(Ticker::BloomFilterUseful, 90);
+        db.statistics().add(Ticker::BloomFilterFullPositive, 12);
+        db.statistics().add(Ticker::BloomFilterFullTruePositive, 2);
+        db.statistics().add(Ticker::FlushWriteBytes, 300);
+        db.io_stats().record_read(IoCategory::UserRead, 0, 8192 * 2);
+        db.io_stats().record_write(IoCategory::Wal, 0, 100);
+        let after = EngineSnapshot::take(&db);
+        let f = LsmFigures::between(
+            &before,
+            &after,
+            &db,
+            dir.path(),
+            ClientCounts {
+                bytes_written: 100,
+                bytes_returned: 0,
+            },
+        );
+        assert_eq!(f.write_amp, Some(3.0));
+        assert_eq!(f.filter_fpr, Some(0.1));
+        assert_eq!(f.read_amp, None);
+        // 2 pages read x 50 us + 1 page written x 200 us.
+        assert!(
+            (f.device_time_s - 300e-6).abs() < 1e-12,
+            "{}",
+            f.device_time_s
+        );
+        assert_eq!(f.io["user"].bytes_read, 16384);
+        assert_eq!(f.wal_bytes, 100);
+        assert_eq!(f.tickers["rocksdb.bloom.filter.useful"], 90);
+        let text = f.to_text("t");
+        assert!(
+            text.contains("lsmlab write_amp            : 3.000"),
+            "{text}"
+        );
+        assert!(text.contains("lsmlab read_amp             : n/a"), "{text}");
+        assert!(
+            text.contains("lsmlab filter_fpr           : 10.0000%"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,6 @@
+//! What both `bench` and `ycsb` report: latency histograms, process resources, and the lsmlab
+//! block of engine figures (amplification, filters, compaction, space, memory, CPU).
+
+pub mod engine;
+pub mod latency;
+pub mod process;

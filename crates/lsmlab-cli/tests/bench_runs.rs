@@ -1,0 +1,316 @@
+//! Every benchmark kind on a small database in a temporary directory: the counts add up and the
+//! output parses with the regular expressions people use on db_bench's output.
+
+use lsmlab_cli::bench::flags::{parse, BenchFlags, Parsed};
+use lsmlab_cli::bench::json::BenchmarkRecord;
+use lsmlab_cli::bench::random::Random64;
+use std::collections::HashSet;
+
+fn flags(args: &[&str], dir: &tempfile::TempDir) -> BenchFlags {
+    let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    a.push(format!("--db={}", dir.path().join("db").display()));
+    match parse(&a).expect("flags parse") {
+        Parsed::Run { flags, .. } => *flags,
+        Parsed::Help => panic!("help"),
+    }
+}
+
+fn run(args: &[&str]) -> (Vec<BenchmarkRecord>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let f = flags(args, &dir);
+    let mut out = Vec::new();
+    let recs = lsmlab_cli::bench::run(&f, &[], &mut out, false).expect("bench runs");
+    (recs, String::from_utf8(out).unwrap())
+}
+
+fn rec<'a>(recs: &'a [BenchmarkRecord], name: &str) -> &'a BenchmarkRecord {
+    recs.iter().find(|r| r.name == name).expect(name)
+}
+
+/// The fields of a db_bench summary line, parsed as users' scripts parse them:
+/// `name : X micros/op Y ops/sec Z seconds N operations;`.
+fn summary_fields(out: &str, name: &str) -> (f64, u64, f64, u64) {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(name) && l.contains(" micros/op "))
+        .unwrap_or_else(|| panic!("no summary line for {name} in\n{out}"));
+    let w: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(w[0], name);
+    assert_eq!(w[1], ":");
+    assert_eq!(w[3], "micros/op");
+    assert_eq!(w[5], "ops/sec");
+    assert_eq!(w[7], "seconds");
+    assert_eq!(w[9], "operations;");
+    (
+        w[2].parse().unwrap(),
+        w[4].parse().unwrap(),
+        w[6].parse().unwrap(),
+        w[8].parse().unwrap(),
+    )
+}
+
+#[test]
+fn readrandom_after_fillseq_finds_every_key() {
+    let (recs, out) = run(&[
+        "--benchmarks=fillseq,readrandom",
+        "--num=500",
+        "--reads=300",
+        "--seed=1",
+    ]);
+    assert_eq!(rec(&recs, "fillseq").ops, 500);
+    let r = rec(&recs, "readrandom");
+    assert_eq!((r.reads, r.found, r.ops), (300, 300, 300));
+    assert_eq!(r.message, "(300 of 300 found)");
+    assert!(out.contains(" (300 of 300 found)\n"), "{out}");
+    let (_, _, _, ops) = summary_fields(&out, "readrandom");
+    assert_eq!(ops, 300);
+    assert!(
+        out.contains("-- lsmlab: readrandom --\nlsmlab write_amp"),
+        "{out}"
+    );
+}
+
+#[test]
+fn threads_each_do_the_full_count() {
+    let (recs, out) = run(&[
+        "--benchmarks=fillrandom,readrandom",
+        "--num=300",
+        "--threads=2",
+        "--seed=5",
+    ]);
+    assert_eq!(rec(&recs, "fillrandom").ops, 600);
+    assert_eq!(rec(&recs, "readrandom").reads, 600);
+    assert_eq!(summary_fields(&out, "fillrandom").3, 600);
+    // fillrandom draws Next() % num with duplicates, so some keys are missing; every found
+    // key is one that a writer drew.
+    let r = rec(&recs, "readrandom");
+    assert!(r.found > 0 && r.found < 600, "{}", r.found);
+}
+
+#[test]
+fn readseq_and_readreverse_visit_every_key_and_readmissing_none() {
+    let (recs, _) = run(&[
+        "--benchmarks=fillseq,readseq,readreverse,readmissing",
+        "--num=400",
+        "--seed=2",
+    ]);
+    assert_eq!(rec(&recs, "readseq").ops, 400);
+    assert_eq!(rec(&recs, "readreverse").ops, 400);
+    let m = rec(&recs, "readmissing");
+    assert_eq!((m.reads, m.found), (400, 0));
+    // readseq counts bytes: key 16 + value 100 per entry.
+    assert_eq!(rec(&recs, "readseq").lsmlab.bytes_returned, 400 * 116);
+}
+
+#[test]
+fn deleterandom_removes_the_keys_db_bench_would_draw() {
+    let num = 300u64;
+    let (recs, _) = run(&[
+        "--benchmarks=fillseq,deleterandom,readseq",
+        "--num=300",
+        "--seed=42",
+    ]);
+    // Threads are seeded --seed + a counter over the run: fillseq had thread 0, so
+    // deleterandom's thread uses seed 43.
+    let mut r = Random64::new(43);
+    let deleted: HashSet<u64> = (0..num).map(|_| r.next_u64() % num).collect();
+    assert_eq!(rec(&recs, "deleterandom").ops, num);
+    assert_eq!(rec(&recs, "readseq").ops, num - deleted.len() as u64);
+}
+
+#[test]
+fn seekrandom_finds_existing_keys() {
+    let (recs, out) = run(&[
+        "--benchmarks=fillseq,seekrandom",
+        "--num=200",
+        "--reads=100",
+        "--seek_nexts=2",
+        "--seed=3",
+    ]);
+    let s = rec(&recs, "seekrandom");
+    assert_eq!((s.reads, s.found), (100, 100));
+    assert!(s.latency_us.contains_key("seek"));
+    assert!(out.contains("(100 of 100 found)"), "{out}");
+}
+
+#[test]
+fn readrandomwriterandom_splits_by_readwritepercent() {
+    let (recs, out) = run(&[
+        "--benchmarks=fillseq,readrandomwriterandom",
+        "--num=1000",
+        "--readwritepercent=90",
+        "--seed=4",
+    ]);
+    let r = rec(&recs, "readrandomwriterandom");
+    assert_eq!(r.ops, 1000);
+    assert_eq!(r.reads, 900);
+    assert_eq!(r.found, 900);
+    assert_eq!(r.latency_us["write"].count, 100);
+    assert!(
+        out.contains("( reads:900 writes:100 total:1000 found:900)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn readwhilewriting_reports_only_the_readers() {
+    let (recs, _) = run(&[
+        "--benchmarks=fillseq,readwhilewriting",
+        "--num=500",
+        "--threads=2",
+        "--seed=6",
+    ]);
+    let r = rec(&recs, "readwhilewriting");
+    assert_eq!(r.threads, 3);
+    assert_eq!(r.ops, 1000);
+    // The writer only overwrites keys in 0..num, so every read finds its key.
+    assert_eq!((r.reads, r.found), (1000, 1000));
+    assert!(!r.latency_us.contains_key("write"));
+}
+
+#[test]
+fn overwrite_flush_compact_and_property_benchmarks_run() {
+    let (recs, out) = run(&[
+        "--benchmarks=fillseq,overwrite,flush,compact,waitforcompaction,stats,levelstats,sstables",
+        "--num=100",
+        "--seed=8",
+    ]);
+    assert_eq!(rec(&recs, "overwrite").ops, 100);
+    assert_eq!(rec(&recs, "flush").ops, 1);
+    assert_eq!(rec(&recs, "compact").ops, 1);
+    assert_eq!(recs.len(), 4);
+    // The placeholder engine answers no property: printed as n/a, not a crash.
+    assert!(out.contains("\nn/a\n"), "{out}");
+}
+
+#[test]
+fn use_existing_db_skips_fills() {
+    let (recs, out) = run(&[
+        "--benchmarks=fillseq,readrandom",
+        "--num=50",
+        "--use_existing_db=1",
+        "--seed=9",
+    ]);
+    assert!(
+        out.contains("fillseq      : skipped (--use_existing_db is true)\n"),
+        "{out}"
+    );
+    assert_eq!(recs.len(), 1);
+    assert_eq!(rec(&recs, "readrandom").found, 0);
+}
+
+#[test]
+fn histogram_statistics_and_json_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let f = flags(
+        &[
+            "--benchmarks=fillrandom",
+            "--num=200",
+            "--histogram=1",
+            "--statistics",
+            "--seed=10",
+            &format!("--json={}", json.display()),
+        ],
+        &dir,
+    );
+    let mut out = Vec::new();
+    lsmlab_cli::bench::run(&f, &["num".into()], &mut out, false).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("Microseconds per write:\nCount: 200 Average: "),
+        "{out}"
+    );
+    assert!(out.contains("Percentiles: P50: "), "{out}");
+    assert!(
+        out.contains("STATISTICS:\nrocksdb.block.cache.miss COUNT : 0\n"),
+        "{out}"
+    );
+    assert!(out.contains("lsmlab.filter.bytes COUNT : n/a\n"), "{out}");
+    assert!(out.contains("Keys:       16 bytes each"), "{out}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["seed"], 10);
+    assert_eq!(doc["flags"]["num"], 200);
+    assert_eq!(doc["flags_set"][0], "num");
+    let b = &doc["benchmarks"][0];
+    assert_eq!(b["name"], "fillrandom");
+    assert_eq!(b["ops"], 200);
+    assert_eq!(b["latency_us"]["write"]["count"], 200);
+    assert_eq!(b["lsmlab"]["user_bytes_written"], 200 * 116);
+    assert!(b["lsmlab"]["tickers"]["rocksdb.bytes.written"].is_u64());
+}
+
+#[test]
+fn seed_zero_is_derived_and_printed() {
+    let (_, out) = run(&["--benchmarks=fillseq", "--num=10"]);
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.starts_with("Set seed to ") && first.ends_with(" because --seed was 0"),
+        "{first}"
+    );
+}
+
+/// Seed 000's common settings and experiment A, with `./db_bench` replaced and `--num` scaled.
+#[test]
+fn seed_000_command_line_runs_unchanged() {
+    let (recs, out) = run(&[
+        "--num=2000",
+        "--value_size=1024",
+        "--key_size=32",
+        "--threads=2",
+        "--block_size=4096",
+        "--write_buffer_size=8388608",
+        "--target_file_size_base=8388608",
+        "--compression_type=none",
+        "--statistics",
+        "--report_bg_io_stats=true",
+        "--bloom_bits=10",
+        "--use_ribbon_filter=true",
+        "--benchmarks=fillrandom,readrandom,readwhilewriting",
+        "--seed=11",
+    ]);
+    assert_eq!(recs.len(), 3);
+    for name in ["fillrandom", "readrandom", "readwhilewriting"] {
+        let (micros, ops_sec, secs, ops) = summary_fields(&out, name);
+        assert!(micros > 0.0 && ops_sec > 0 && secs > 0.0, "{name}");
+        assert_eq!(ops, 4000, "{name}");
+    }
+    assert!(
+        out.contains("rocksdb.bloom.filter.useful COUNT : "),
+        "{out}"
+    );
+}
+
+/// Seed 001's command line (LevelDB-style flags with db_bench's names).
+#[test]
+fn seed_001_command_line_runs_unchanged() {
+    let (recs, out) = run(&[
+        "--value_size=2000",
+        "--use_existing_db=0",
+        "--compression_ratio=1",
+        "--benchmarks=fillseq",
+        "--bloom_bits=64",
+        "--num=500",
+        "--seed=12",
+    ]);
+    assert_eq!(rec(&recs, "fillseq").ops, 500);
+    // micros/op and MB/s, the two figures the study tabulates.
+    let line = out.lines().find(|l| l.starts_with("fillseq")).unwrap();
+    assert!(line.ends_with(" MB/s"), "{line}");
+    assert!(out.contains("Values:     2000 bytes each (2000 bytes after compression)"));
+}
+
+#[test]
+fn batches_are_whole_as_in_db_bench() {
+    // 10 writes in batches of 3: db_bench writes 3 whole batches (9 keys).
+    let (recs, _) = run(&[
+        "--benchmarks=fillseq,readseq",
+        "--num=10",
+        "--batch_size=3",
+        "--seed=13",
+    ]);
+    assert_eq!(rec(&recs, "fillseq").ops, 9);
+    assert_eq!(rec(&recs, "readseq").ops, 9);
+    assert_eq!(rec(&recs, "fillseq").latency_us["write"].count, 3);
+}
