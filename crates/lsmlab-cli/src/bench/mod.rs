@@ -84,7 +84,9 @@ impl Session<'_> {
         key_size: usize,
         method: Method,
     ) -> CliResult<Vec<ThreadStats>> {
-        let first_seed = self.seed.wrapping_add(self.total_threads);
+        // As db_bench's RunBenchmark: thread k of the run (counting from 1 over every benchmark)
+        // gets `Random64(seed + 1000 + k)`.
+        let first_seed = self.seed.wrapping_add(1000 + self.total_threads + 1);
         self.total_threads += n as u64;
         let progress = self.progress;
         let db = self.db()?;

@@ -3,8 +3,8 @@
 //! - [`Random`]: RocksDB's `util/random.h` `Random`, the Park–Miller "minimal standard" generator
 //!   (x ← 16807·x mod 2³¹−1). db_bench's value generator draws from it with seed 301.
 //! - [`Random64`]: RocksDB's `Random64`, a 64-bit Mersenne Twister (`std::mt19937_64`); each
-//!   benchmark thread owns one seeded with `--seed` plus a thread counter, and key numbers are
-//!   `Next() % num`.
+//!   benchmark thread owns one seeded with `--seed + 1000 + k`, k counting the threads started in
+//!   the run from 1, and key numbers are `Next() % num`.
 
 /// Park–Miller minimal standard generator over 31 bits.
 #[derive(Debug, Clone)]

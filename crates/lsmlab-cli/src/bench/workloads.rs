@@ -29,7 +29,7 @@ pub struct Shared<'a> {
 pub struct ThreadState {
     /// 0..n−1.
     pub tid: usize,
-    /// The thread's generator, seeded with `--seed` plus a per-run thread counter.
+    /// The thread's generator, seeded with `--seed + 1000 + k` (k-th thread of the run).
     pub rand: Random64,
     /// What the thread measured.
     pub stats: ThreadStats,
