@@ -5,7 +5,8 @@ mod common;
 
 use common::*;
 use lsmlab::env::MemFs;
-use lsmlab::{Db, ReadOptions, Snapshot, WriteBatch, WriteOptions};
+use lsmlab::filter::{FilterKind, FilterOptions};
+use lsmlab::{Compression, Db, Options, ReadOptions, Snapshot, WriteBatch, WriteOptions};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -75,9 +76,38 @@ fn seek_db(db: &Db, opts: &ReadOptions, k: &[u8], n: usize, fwd: bool) -> Vec<(V
     out
 }
 
-fn run(ops: Vec<Op>) {
+/// The engine's answers must not depend on these knobs: each configuration runs the same
+/// operations against the same model.
+fn configure(fs: &MemFs, config: u8) -> Options {
+    let base = small_options(fs);
+    match config {
+        0 => base,
+        1 => Options {
+            filter: FilterOptions {
+                bits_per_key: 10.0,
+                kind: FilterKind::Bloom,
+                bloom_before_level: 0,
+            },
+            compression: Compression::Lz4,
+            ..base
+        },
+        _ => Options {
+            // Bloom for flushes and level 1, Ribbon below; 3.5 bits to provoke false positives.
+            filter: FilterOptions {
+                bits_per_key: 3.5,
+                kind: FilterKind::Ribbon,
+                bloom_before_level: 2,
+            },
+            compression: Compression::Zstd,
+            block_cache_size: 0,
+            ..base
+        },
+    }
+}
+
+fn run(ops: Vec<Op>, config: u8) {
     let fs = MemFs::new();
-    let opts = small_options(&fs);
+    let opts = configure(&fs, config);
     let mut db = Some(Db::open(DIR, opts.clone()).unwrap());
     let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
     let mut snaps: Vec<(Snapshot, Model)> = Vec::new();
@@ -174,8 +204,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, max_shrink_iters: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400)) {
-        run(ops);
+    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400), config in 0u8..3) {
+        run(ops, config);
     }
 }
 
@@ -211,4 +241,92 @@ fn many_levels_form_and_reads_stay_correct() {
     for k in 0..1500 {
         assert_eq!(db.get(&key(k)).unwrap(), model.get(&key(k)).cloned());
     }
+}
+
+#[test]
+fn tables_written_with_one_filter_read_correctly_under_another_setting() {
+    let fs = MemFs::new();
+    let mut model: Model = BTreeMap::new();
+    let settings = [
+        FilterOptions {
+            bits_per_key: 10.0,
+            kind: FilterKind::Bloom,
+            bloom_before_level: 0,
+        },
+        FilterOptions {
+            bits_per_key: 7.5,
+            kind: FilterKind::Ribbon,
+            bloom_before_level: -1,
+        },
+        FilterOptions::default(),
+        FilterOptions {
+            bits_per_key: 12.0,
+            kind: FilterKind::Ribbon,
+            bloom_before_level: 1,
+        },
+    ];
+    for (round, filter) in settings.iter().enumerate() {
+        let db = Db::open(
+            DIR,
+            Options {
+                filter: *filter,
+                ..small_options(&fs)
+            },
+        )
+        .unwrap();
+        for (k, v) in &model {
+            assert_eq!(db.get(k).unwrap().as_ref(), Some(v), "round {round}");
+        }
+        for i in 0..400u32 {
+            let k = (i * 37 + round as u32 * 11) % 700;
+            let v = value(k, round as u32, 30);
+            db.put(&key(k), &v).unwrap();
+            model.insert(key(k), v);
+        }
+        db.flush().unwrap();
+        for k in 0..800u32 {
+            assert_eq!(db.get(&key(k)).unwrap(), model.get(&key(k)).cloned());
+        }
+        db.close().unwrap();
+    }
+    let db = Db::open(DIR, small_options(&fs)).unwrap();
+    assert_eq!(scan(&db, &ReadOptions::default()), model);
+}
+
+#[test]
+fn filters_answer_absent_keys_without_reading_blocks() {
+    let fs = MemFs::new();
+    let filter = FilterOptions {
+        bits_per_key: 10.0,
+        kind: FilterKind::Bloom,
+        bloom_before_level: 0,
+    };
+    let db = Db::open(
+        DIR,
+        Options {
+            filter,
+            ..small_options(&fs)
+        },
+    )
+    .unwrap();
+    for k in 0..2000u32 {
+        db.put(&key(k * 2), &value(k, 0, 20)).unwrap();
+    }
+    db.flush().unwrap();
+    db.wait_for_background_work().unwrap();
+    let stats = db.statistics();
+    stats.reset();
+    for k in 0..2000u32 {
+        assert_eq!(db.get(&key(k * 2 + 1)).unwrap(), None);
+    }
+    let useful = stats.ticker(lsmlab::Ticker::BloomFilterUseful);
+    let positive = stats.ticker(lsmlab::Ticker::BloomFilterFullPositive);
+    let true_positive = stats.ticker(lsmlab::Ticker::BloomFilterFullTruePositive);
+    assert_eq!(true_positive, 0, "absent keys cannot be true positives");
+    let fpr = positive as f64 / (useful + positive) as f64;
+    assert!(
+        useful > 0 && fpr < 0.05,
+        "useful {useful}, positive {positive}, FPR {fpr}"
+    );
+    assert!(db.property_int("lsmlab.filter.bytes").unwrap() > 0);
 }

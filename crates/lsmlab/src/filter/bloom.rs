@@ -209,7 +209,9 @@ impl BloomReader {
         }
         let num_lines = data.len() / LINE_BYTES;
         if num_lines as u64 > u32::MAX as u64 {
-            return Err(format!("bloom filter has {num_lines} lines, at most 2^32 are addressable"));
+            return Err(format!(
+                "bloom filter has {num_lines} lines, at most 2^32 are addressable"
+            ));
         }
         let lines: Box<[Line]> = data
             .chunks_exact(LINE_BYTES)
@@ -281,22 +283,35 @@ mod tests {
         assert!(ks.windows(2).all(|w| w[0] <= w[1]), "{ks:?}");
         assert_eq!(ks[2], 6, "10 bits per key wants 6 probes: {ks:?}");
         for (&bpk, &k) in [2.0, 5.0, 10.0, 15.0, 20.0].iter().zip(&ks) {
-            assert!((k as f64) <= bpk * std::f64::consts::LN_2 + 0.5, "{bpk}: {k}");
+            assert!(
+                (k as f64) <= bpk * std::f64::consts::LN_2 + 0.5,
+                "{bpk}: {k}"
+            );
         }
     }
 
     #[test]
     fn model_fpr_is_close_to_rocksdb_figures() {
-        for (bpk, rocks) in [(5.0, 0.0913), (10.0, 0.00942), (15.0, 0.00119), (20.0, 0.000196)] {
+        for (bpk, rocks) in [
+            (5.0, 0.0913),
+            (10.0, 0.00942),
+            (15.0, 0.00119),
+            (20.0, 0.000196),
+        ] {
             let m = BloomPolicy::new(bpk).expected_fpr();
-            assert!((m / rocks - 1.0).abs() < 0.1, "bpk {bpk}: model {m} vs {rocks}");
+            assert!(
+                (m / rocks - 1.0).abs() < 0.1,
+                "bpk {bpk}: model {m} vs {rocks}"
+            );
         }
     }
 
     #[test]
     fn line_bytes_match_the_reader_word_view() {
         let policy = BloomPolicy::new(10.0);
-        let hashes: Vec<u64> = (0..1000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+        let hashes: Vec<u64> = (0..1000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
         let block = policy.build(&hashes);
         assert_eq!(block.len(), policy.block_len(hashes.len()));
         let ones: u32 = block[..block.len() - PARAM_LEN - super::super::TRAILER_LEN]

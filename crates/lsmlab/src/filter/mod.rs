@@ -211,7 +211,8 @@ impl FilterReader {
 impl std::fmt::Debug for FilterReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("FilterReader");
-        d.field("kind", &self.kind()).field("num_keys", &self.num_keys());
+        d.field("kind", &self.kind())
+            .field("num_keys", &self.num_keys());
         match &self.inner {
             Inner::Bloom(r) => d.field("num_probes", &r.num_probes()),
             Inner::Ribbon(r) => d.field("solution_bytes", &r.solution_bytes()),

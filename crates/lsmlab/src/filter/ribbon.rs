@@ -324,9 +324,10 @@ impl Banding {
     #[inline]
     fn add(&mut self, mut slot: usize, mut c: u128, mut r: u32) -> bool {
         loop {
-            let (Some(existing), Some(existing_r)) =
-                (self.coeff.get(slot).copied(), self.result.get(slot).copied())
-            else {
+            let (Some(existing), Some(existing_r)) = (
+                self.coeff.get(slot).copied(),
+                self.result.get(slot).copied(),
+            ) else {
                 return false;
             };
             if existing == 0 {
@@ -511,7 +512,9 @@ mod tests {
 
     /// Distinct pseudo-random hashes: a SplitMix64 stream from `seed`.
     fn hashes(n: usize, seed: u64) -> Vec<u64> {
-        (0..n as u64).map(|i| remix(i, seed as u32 ^ 0x5EED)).collect()
+        (0..n as u64)
+            .map(|i| remix(i, seed as u32 ^ 0x5EED))
+            .collect()
     }
 
     #[test]
@@ -524,9 +527,16 @@ mod tests {
         let starts = (l.num_blocks - 1) as f64;
         let upper = (l.num_blocks - 1 - l.upper_start) as f64 / starts;
         let fpr = upper * (-7f64).exp2() + (1.0 - upper) * (-6f64).exp2();
-        assert!((fpr / p.target_fpr() - 1.0).abs() < 0.01, "{fpr} vs {}", p.target_fpr());
+        assert!(
+            (fpr / p.target_fpr() - 1.0).abs() < 0.01,
+            "{fpr} vs {}",
+            p.target_fpr()
+        );
         assert_eq!(l.num_words(), l.word_offset(l.num_blocks));
-        assert_eq!(l.word_offset(l.upper_start + 1) - l.word_offset(l.upper_start), 7);
+        assert_eq!(
+            l.word_offset(l.upper_start + 1) - l.word_offset(l.upper_start),
+            7
+        );
     }
 
     #[test]
@@ -548,7 +558,12 @@ mod tests {
     #[ignore]
     fn ribbon_failure_rate_by_overhead() {
         let p = RibbonPolicy::new(10.0);
-        let sizes = [(3000usize, 400u64), (30_000, 200), (300_000, 40), (1_000_000, 24)];
+        let sizes = [
+            (3000usize, 400u64),
+            (30_000, 200),
+            (300_000, 40),
+            (1_000_000, 24),
+        ];
         for &(n, trials) in &sizes {
             let mut line = format!("n={n:>8} model={:.4}:", slot_overhead(n));
             for eps in [0.02, 0.025, 0.03, 0.035, 0.04, 0.045, 0.05] {
@@ -566,7 +581,9 @@ mod tests {
         let mut worst = (0.0, 0);
         for n in (1..2000).chain((2000..20_000).step_by(97)) {
             let mut banding = Banding::new(p.layout(n));
-            let fails = (0..100).filter(|&t| !banding.add_all(&hashes(n, t), 0)).count();
+            let fails = (0..100)
+                .filter(|&t| !banding.add_all(&hashes(n, t), 0))
+                .count();
             if fails > 5 {
                 print!("{n}:{fails}% ");
             }
@@ -574,6 +591,9 @@ mod tests {
                 worst = (fails as f64, n);
             }
         }
-        println!("worst one-seed failure rate below 20k keys: {}% at {}", worst.0, worst.1);
+        println!(
+            "worst one-seed failure rate below 20k keys: {}% at {}",
+            worst.0, worst.1
+        );
     }
 }
