@@ -56,6 +56,10 @@ pub struct Options {
     pub level0_file_num_compaction_trigger: usize,
     /// Level-0 files at which each write is delayed to let compaction catch up. Default: 20.
     pub level0_slowdown_writes_trigger: usize,
+    /// Write rate, in bytes per second, allowed while level 0 holds at least
+    /// `level0_slowdown_writes_trigger` files: writers are delayed so that compaction can catch
+    /// up without a full stop. Default: 16 MiB/s (RocksDB's `delayed_write_rate`).
+    pub delayed_write_rate: u64,
     /// Level-0 files at which writes stop until compaction brings the count down. Default: 36.
     pub level0_stop_writes_trigger: usize,
     /// Target size of level 1 in bytes; level n+1 targets `multiplier` times level n.
@@ -101,6 +105,7 @@ impl Default for Options {
             level0_file_num_compaction_trigger: 4,
             level0_slowdown_writes_trigger: 20,
             level0_stop_writes_trigger: 36,
+            delayed_write_rate: 16 << 20,
             max_bytes_for_level_base: 256 << 20,
             max_bytes_for_level_multiplier: 10.0,
             target_file_size_base: 64 << 20,
@@ -187,6 +192,13 @@ impl Options {
                 "level0_stop_writes_trigger",
                 self.level0_stop_writes_trigger,
                 "must be at least level0_slowdown_writes_trigger",
+            ));
+        }
+        if self.delayed_write_rate < 1024 {
+            return Err(invalid(
+                "delayed_write_rate",
+                self.delayed_write_rate,
+                "must be at least 1024 bytes per second",
             ));
         }
         if self.max_bytes_for_level_base < 1024 {

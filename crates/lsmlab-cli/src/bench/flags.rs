@@ -176,6 +176,9 @@ flags! {
     level0_slowdown_writes_trigger: usize = 20;
     /// Level-0 files at which writes stop.
     level0_stop_writes_trigger: usize = 36;
+    /// Bytes per second writes may go while level 0 is over the slowdown trigger (db_bench's
+    /// default, 8 MiB/s, is half the engine's).
+    delayed_write_rate: u64 = 8 << 20;
     /// Number of levels.
     num_levels: usize = 7;
     /// Background flush and compaction threads.
@@ -275,7 +278,6 @@ pub const REFUSED: &[&str] = &[
     "read_random_exp_range",
     "level_compaction_dynamic_level_bytes",
     "max_total_wal_size",
-    "delayed_write_rate",
     "soft_pending_compaction_bytes_limit",
     "hard_pending_compaction_bytes_limit",
     "user_timestamp_size",
@@ -554,6 +556,7 @@ impl BenchFlags {
             level0_file_num_compaction_trigger: self.level0_file_num_compaction_trigger,
             level0_slowdown_writes_trigger: self.level0_slowdown_writes_trigger,
             level0_stop_writes_trigger: self.level0_stop_writes_trigger,
+            delayed_write_rate: self.delayed_write_rate,
             max_bytes_for_level_base: self.max_bytes_for_level_base,
             max_bytes_for_level_multiplier: self.max_bytes_for_level_multiplier,
             target_file_size_base: self.target_file_size_base,

@@ -51,6 +51,8 @@ pub(crate) struct WalState {
     pub(crate) log: Option<LogWriter>,
     pub(crate) number: u64,
     pub(crate) mem: Arc<MemTable>,
+    /// Bytes written while writes are slowed down and not yet paid for by a delay.
+    pub(crate) delay_debt: u64,
 }
 
 /// Per-level compaction figures for `rocksdb.stats`, indexed by output level.

@@ -177,6 +177,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             log: Some(log),
             number: wal_number,
             mem,
+            delay_debt: 0,
         }),
         last_seq: AtomicU64::new(last_seq),
         snapshots: Default::default(),

@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 /// Largest group a leader commits in one WAL record: a bound on the latency a small write pays
 /// for riding along with large ones.
 const MAX_GROUP_BYTES: usize = 1 << 20;
-/// Delay per write while level 0 is over the slowdown trigger, as RocksDB's delayed writes.
-const SLOWDOWN_DELAY: Duration = Duration::from_millis(1);
+/// Granularity of slowdown delays: writers pay their debt in sleeps of at least this long, since
+/// shorter sleeps cost more in wake-up latency than they wait.
+const SLOWDOWN_QUANTUM: Duration = Duration::from_millis(1);
 
 /// A write waiting in the queue.
 pub(crate) struct Writer {
@@ -86,6 +87,11 @@ pub(crate) fn write(inner: &DbInner, opts: &WriteOptions, batch: WriteBatch) -> 
 
 fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     let mut wal = inner.wal.lock();
+    let bytes: usize = group
+        .iter()
+        .map(|w| w.batch.lock().as_ref().map_or(0, |b| b.approximate_size()))
+        .sum();
+    delay_write(inner, &mut wal, bytes as u64);
     make_room_for_write(inner, &mut wal, false)?;
     let mut batch = group[0].batch.lock().take().unwrap_or_default();
     for w in &group[1..] {
@@ -131,23 +137,34 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     Ok(())
 }
 
+/// While level 0 is over the slowdown trigger, holds writes to `delayed_write_rate`: each write
+/// adds its bytes to a debt, paid by sleeping once the debt is worth a quantum.
+fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
+    let opts = &inner.opts;
+    if inner.l0_files.load(Ordering::Relaxed) < opts.level0_slowdown_writes_trigger {
+        wal.delay_debt = 0;
+        return;
+    }
+    wal.delay_debt += bytes;
+    let quantum_bytes = opts.delayed_write_rate * SLOWDOWN_QUANTUM.as_micros() as u64 / 1_000_000;
+    if wal.delay_debt >= quantum_bytes.max(1) {
+        let micros = wal.delay_debt * 1_000_000 / opts.delayed_write_rate;
+        wal.delay_debt = 0;
+        let t = Instant::now();
+        std::thread::sleep(Duration::from_micros(micros));
+        let waited = t.elapsed().as_micros() as u64;
+        inner.stats.add(Ticker::StallMicros, waited);
+        inner.stats.record(HistogramKind::WriteStall, waited);
+    }
+}
+
 /// Makes sure the active memtable has room, switching to a new one (and a new WAL) when it is
 /// full; delays or stops the writer while flushes or level 0 are behind. With `force`, switches
 /// even a memtable that is not full (if it holds anything).
 fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Result<()> {
     let opts = &inner.opts;
-    let mut delayed = false;
     loop {
         let l0 = inner.l0_files.load(Ordering::Relaxed);
-        if !delayed && !force && l0 >= opts.level0_slowdown_writes_trigger {
-            let t = Instant::now();
-            std::thread::sleep(SLOWDOWN_DELAY);
-            inner
-                .stats
-                .add(Ticker::StallMicros, t.elapsed().as_micros() as u64);
-            delayed = true;
-            continue;
-        }
         let mut st = inner.state.lock();
         DbInner::check_bg_error(&st)?;
         if inner.shutting_down.load(Ordering::Acquire) {
