@@ -60,6 +60,11 @@ pub struct Options {
     /// `level0_slowdown_writes_trigger` files: writers are delayed so that compaction can catch
     /// up without a full stop. Default: 16 MiB/s (RocksDB's `delayed_write_rate`).
     pub delayed_write_rate: u64,
+    /// Estimated bytes compaction still has to rewrite at which writes slow down to
+    /// `delayed_write_rate`. Default: 64 GiB (RocksDB).
+    pub soft_pending_compaction_bytes_limit: u64,
+    /// Estimated bytes compaction still has to rewrite at which writes stop. Default: 256 GiB.
+    pub hard_pending_compaction_bytes_limit: u64,
     /// Level-0 files at which writes stop until compaction brings the count down. Default: 36.
     pub level0_stop_writes_trigger: usize,
     /// Target size of level 1 in bytes; level n+1 targets `multiplier` times level n.
@@ -106,6 +111,8 @@ impl Default for Options {
             level0_slowdown_writes_trigger: 20,
             level0_stop_writes_trigger: 36,
             delayed_write_rate: 16 << 20,
+            soft_pending_compaction_bytes_limit: 64 << 30,
+            hard_pending_compaction_bytes_limit: 256 << 30,
             max_bytes_for_level_base: 256 << 20,
             max_bytes_for_level_multiplier: 10.0,
             target_file_size_base: 64 << 20,
@@ -199,6 +206,13 @@ impl Options {
                 "delayed_write_rate",
                 self.delayed_write_rate,
                 "must be at least 1024 bytes per second",
+            ));
+        }
+        if self.hard_pending_compaction_bytes_limit < self.soft_pending_compaction_bytes_limit {
+            return Err(invalid(
+                "hard_pending_compaction_bytes_limit",
+                self.hard_pending_compaction_bytes_limit,
+                "must be at least soft_pending_compaction_bytes_limit",
             ));
         }
         if self.max_bytes_for_level_base < 1024 {

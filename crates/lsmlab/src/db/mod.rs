@@ -102,6 +102,10 @@ pub(crate) struct DbInner {
     pub(crate) shutting_down: AtomicBool,
     /// Level-0 table count of the current version, read by writers without a lock.
     pub(crate) l0_files: AtomicUsize,
+    /// Estimated bytes compaction has to rewrite to bring every level under its target.
+    pub(crate) pending_compaction_bytes: AtomicU64,
+    /// Set with the background error, so writers check it without the state lock.
+    pub(crate) bg_failed: AtomicBool,
     pub(crate) _lock: Box<dyn FileLock>,
 }
 
@@ -333,12 +337,37 @@ impl DbInner {
         let version = st.versions.current();
         self.l0_files
             .store(version.levels[0].len(), Ordering::Relaxed);
+        self.pending_compaction_bytes.store(
+            self.estimate_pending_compaction_bytes(&version),
+            Ordering::Relaxed,
+        );
         let sv = SuperVersion {
             mem,
             imms: st.imms.iter().rev().cloned().collect(),
             version,
         };
         *self.super_version.write() = Arc::new(sv);
+    }
+
+    /// Bytes compaction must rewrite to bring every level under its target, estimated as
+    /// RocksDB does: level 0 once it reaches its trigger, then each level's excess over its
+    /// target, which also rewrites about `multiplier` times as much of the next level.
+    fn estimate_pending_compaction_bytes(&self, v: &Version) -> u64 {
+        let opts = &self.opts;
+        let mut pending = 0u64;
+        let mut carried = 0u64;
+        if v.levels[0].len() >= opts.level0_file_num_compaction_trigger {
+            carried = v.level_bytes(0);
+            pending += carried;
+        }
+        for level in 1..v.levels.len().saturating_sub(1) {
+            let bytes = v.level_bytes(level) + carried;
+            let target = self.policy.max_bytes_for_level(opts, level);
+            carried = bytes.saturating_sub(target);
+            let rewrite = carried as f64 * (opts.max_bytes_for_level_multiplier + 1.0);
+            pending = pending.saturating_add(rewrite as u64);
+        }
+        pending
     }
 
     /// The current active memtable (as last published).
@@ -351,6 +380,7 @@ impl DbInner {
         if st.bg_error.is_none() {
             st.bg_error = Some(e);
         }
+        self.bg_failed.store(true, Ordering::Release);
         self.bg_cv.notify_all();
     }
 

@@ -141,7 +141,10 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
 /// adds its bytes to a debt, paid by sleeping once the debt is worth a quantum.
 fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
     let opts = &inner.opts;
-    if inner.l0_files.load(Ordering::Relaxed) < opts.level0_slowdown_writes_trigger {
+    if inner.l0_files.load(Ordering::Relaxed) < opts.level0_slowdown_writes_trigger
+        && inner.pending_compaction_bytes.load(Ordering::Relaxed)
+            < opts.soft_pending_compaction_bytes_limit
+    {
         wal.delay_debt = 0;
         return;
     }
@@ -164,7 +167,16 @@ fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
 fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Result<()> {
     let opts = &inner.opts;
     loop {
+        // Fast path without the state lock, which background threads hold across MANIFEST syncs.
+        if !force
+            && wal.mem.approximate_size() < opts.write_buffer_size
+            && !inner.bg_failed.load(Ordering::Acquire)
+            && !inner.shutting_down.load(Ordering::Acquire)
+        {
+            return Ok(());
+        }
         let l0 = inner.l0_files.load(Ordering::Relaxed);
+        let pending = inner.pending_compaction_bytes.load(Ordering::Relaxed);
         let mut st = inner.state.lock();
         DbInner::check_bg_error(&st)?;
         if inner.shutting_down.load(Ordering::Acquire) {
@@ -176,6 +188,7 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
         }
         if st.imms.len() + 1 >= opts.max_write_buffer_number
             || (!force && l0 >= opts.level0_stop_writes_trigger)
+            || (!force && pending >= opts.hard_pending_compaction_bytes_limit)
         {
             let t = Instant::now();
             inner.bg_cv.wait_for(&mut st, Duration::from_millis(100));
