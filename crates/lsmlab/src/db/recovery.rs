@@ -110,7 +110,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         }
         match reader.outcome() {
             ReadOutcome::Clean => {}
-            ReadOutcome::TornTail { offset } => {
+            ReadOutcome::TornTail { offset, .. } => {
                 // Only the newest WAL can end in a torn record: older ones were synced before
                 // the switch, so damage there lost acknowledged writes.
                 if i + 1 < wals.len() && opts.paranoid_checks {

@@ -95,7 +95,19 @@ impl VersionSet {
                 offset,
                 message,
             } => return Err(Error::corruption(file, offset, message)),
-            // A torn last edit was never acknowledged: its outputs are orphans, deleted at open.
+            // A last edit cut short by a crash was never acknowledged: its outputs are orphans,
+            // deleted at open. A complete edit that fails its checksum was synced and acted on
+            // (its inputs may be deleted already), so dropping it would lose tables.
+            ReadOutcome::TornTail {
+                offset,
+                truncated: false,
+            } => {
+                return Err(Error::corruption(
+                    &mpath,
+                    offset,
+                    "MANIFEST record fails its checksum",
+                ))
+            }
             ReadOutcome::TornTail { .. } | ReadOutcome::Clean => {}
         }
         if records == 0 {

@@ -107,6 +107,26 @@ mod tests {
     }
 
     #[test]
+    fn a_complete_last_record_with_a_bad_checksum_is_not_a_truncation() {
+        let recs = sample();
+        let (_, mut data) = write_log(&recs);
+        let n = data.len();
+        data[n - 2] ^= 1; // inside "tail", the last record, which is complete
+        let (got, outcome) = read_all(&data);
+        assert_eq!(got, recs[..recs.len() - 1].to_vec());
+        assert!(
+            matches!(
+                outcome,
+                ReadOutcome::TornTail {
+                    truncated: false,
+                    ..
+                }
+            ),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
     fn damage_followed_by_valid_records_is_corruption() {
         let recs = sample();
         let (_, mut data) = write_log(&recs);

@@ -13,6 +13,10 @@ pub enum ReadOutcome {
     TornTail {
         /// Offset of the first byte not recovered.
         offset: u64,
+        /// The last record is cut short by the end of the file — the only damage a crash
+        /// during an append leaves. False when it is complete but fails its checksum, which a
+        /// crash can explain only for unsynced data (WAL), never for synced data (MANIFEST).
+        truncated: bool,
     },
     /// A damaged record is followed by valid ones: the file was corrupted after it was written.
     Corruption {
@@ -110,6 +114,7 @@ impl<'a> LogReader<'a> {
                     self.outcome = Some(if in_record {
                         ReadOutcome::TornTail {
                             offset: start as u64,
+                            truncated: true,
                         }
                     } else {
                         ReadOutcome::Clean
@@ -118,7 +123,7 @@ impl<'a> LogReader<'a> {
                 }
                 Fragment::Padding => at = next,
                 Fragment::Bad(why) => {
-                    self.fail(start, why);
+                    self.fail(start, why, next);
                     return None;
                 }
                 Fragment::Ok(t, payload) => {
@@ -127,7 +132,7 @@ impl<'a> LogReader<'a> {
                         FragmentType::Middle | FragmentType::Last => in_record,
                     };
                     if !ok {
-                        self.fail(start, "fragment out of sequence");
+                        self.fail(start, "fragment out of sequence", at);
                         return None;
                     }
                     self.scratch.extend_from_slice(payload);
@@ -146,7 +151,7 @@ impl<'a> LogReader<'a> {
 
     /// Decides between torn tail and corruption: does any valid fragment start a record in a
     /// later block?
-    fn fail(&mut self, start: usize, why: &str) {
+    fn fail(&mut self, start: usize, why: &str, bad_at: usize) {
         let mut block = (start / BLOCK_SIZE + 1) * BLOCK_SIZE;
         let mut valid_after = false;
         while block < self.data.len() && !valid_after {
@@ -203,8 +208,19 @@ impl<'a> LogReader<'a> {
         } else {
             ReadOutcome::TornTail {
                 offset: start as u64,
+                truncated: self.runs_past_end(bad_at),
             }
         });
+    }
+
+    /// True if the fragment at `at` claims more bytes than the file holds.
+    fn runs_past_end(&self, at: usize) -> bool {
+        match self.data.get(at + 4..at + 6) {
+            None => true,
+            Some(b) => {
+                at + HEADER_SIZE + u16::from_le_bytes([b[0], b[1]]) as usize > self.data.len()
+            }
+        }
     }
 
     /// How reading ended; `Clean` until the end is reached.
