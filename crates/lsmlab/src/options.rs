@@ -76,7 +76,9 @@ pub struct Options {
     pub target_file_size_base: u64,
     /// Number of levels, including level 0. Default: 7.
     pub num_levels: usize,
-    /// Threads for flushes and compactions together. Default: 2.
+    /// Threads for flushes and compactions together: one flushes, the others compact (at least
+    /// one). More threads help when compactions of different levels could run at once and the
+    /// machine has cores to spare. Default: 2.
     pub max_background_jobs: usize,
     /// Uncompressed bytes of user data per data block. Smaller blocks read less per get and
     /// cost a larger index. Default: 4096.

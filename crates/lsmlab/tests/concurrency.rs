@@ -22,7 +22,12 @@ fn version_of(v: &[u8]) -> u32 {
 #[test]
 fn concurrent_writers_and_readers_agree_with_the_model() {
     let fs = MemFs::new();
-    let db = Arc::new(Db::open(DIR, small_options(&fs)).unwrap());
+    // Two compaction threads, so that compactions also race each other.
+    let opts = lsmlab::Options {
+        max_background_jobs: 3,
+        ..small_options(&fs)
+    };
+    let db = Arc::new(Db::open(DIR, opts).unwrap());
     let stop = Arc::new(AtomicBool::new(false));
     let mut readers = Vec::new();
     for r in 0..2u32 {

@@ -91,6 +91,12 @@ fn configure(fs: &MemFs, config: u8) -> Options {
             compression: Compression::Lz4,
             ..base
         },
+        2 => Options {
+            // Three compaction threads working on disjoint tables at once.
+            max_background_jobs: 4,
+            level0_file_num_compaction_trigger: 1,
+            ..base
+        },
         _ => Options {
             // Bloom for flushes and level 1, Ribbon below; 3.5 bits to provoke false positives.
             filter: FilterOptions {
@@ -204,7 +210,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, max_shrink_iters: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400), config in 0u8..3) {
+    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400), config in 0u8..4) {
         run(ops, config);
     }
 }

@@ -1,5 +1,7 @@
-//! Background work: one flush thread and one compaction thread (RocksDB's split of
-//! `max_background_jobs = 2`), plus manual compactions run by the caller's thread.
+//! Background work: one flush thread and `max_background_jobs − 1` compaction threads (at least
+//! one), as RocksDB splits its jobs, plus manual compactions run by the caller's thread.
+//! Concurrent compactions never share a table: the picker skips tables marked
+//! `being_compacted`, which are marked under the state lock before it is released.
 
 use super::{DbInner, LevelStats, State};
 use crate::compaction::{run_compaction, CompactionParams, CompactionSpec};
@@ -27,10 +29,12 @@ pub(crate) fn start(inner: &Arc<DbInner>) -> Result<Vec<JoinHandle<()>>> {
             .spawn(move || f(&worker))
             .map_err(|e| Error::io("spawn background thread", &inner.dir, e))
     };
-    Ok(vec![
-        spawn("lsmlab-flush", flush_loop)?,
-        spawn("lsmlab-compact", compaction_loop)?,
-    ])
+    // RocksDB's split of max_background_jobs: one flush thread, the rest compact.
+    let mut threads = vec![spawn("lsmlab-flush", flush_loop)?];
+    for _ in 0..inner.opts.max_background_jobs.saturating_sub(1).max(1) {
+        threads.push(spawn("lsmlab-compact", compaction_loop)?);
+    }
+    Ok(threads)
 }
 
 /// CPU time of the calling thread, in microseconds.
@@ -174,7 +178,7 @@ fn compaction_loop(inner: &DbInner) {
             return;
         }
         let spec = if st.bg_error.is_some()
-            || st.compaction_running
+            || st.manual_running
             || st.manual_compaction_waiting > 0
             || inner.opts.disable_auto_compactions
         {
@@ -188,9 +192,9 @@ fn compaction_loop(inner: &DbInner) {
             inner.bg_cv.wait_for(&mut st, Duration::from_millis(500));
             continue;
         };
-        st.compaction_running = true;
+        st.compactions_running += 1;
         let r = run_picked(inner, &mut st, &spec);
-        st.compaction_running = false;
+        st.compactions_running -= 1;
         if let Err(e) = r {
             inner.set_bg_error(&mut st, e);
         }
@@ -289,10 +293,10 @@ pub(crate) fn compact_range(
 ) -> Result<()> {
     let mut st = inner.state.lock();
     st.manual_compaction_waiting += 1;
-    while st.compaction_running {
+    while st.compactions_running > 0 || st.manual_running {
         inner.bg_cv.wait(&mut st);
     }
-    st.compaction_running = true;
+    st.manual_running = true;
     let r = (|| -> Result<()> {
         let n = st.versions.current().levels.len();
         let deepest = (0..n)
@@ -330,7 +334,7 @@ pub(crate) fn compact_range(
         }
         Ok(())
     })();
-    st.compaction_running = false;
+    st.manual_running = false;
     st.manual_compaction_waiting -= 1;
     if let Err(e) = &r {
         inner.set_bg_error(&mut st, e.clone());
@@ -346,7 +350,8 @@ pub(crate) fn wait_idle(inner: &DbInner) -> Result<()> {
         DbInner::check_bg_error(&st)?;
         let busy = !st.imms.is_empty()
             || st.flush_running
-            || st.compaction_running
+            || st.compactions_running > 0
+            || st.manual_running
             || (!inner.opts.disable_auto_compactions
                 && inner
                     .policy

@@ -76,7 +76,10 @@ pub(crate) struct State {
     /// Number of the WAL the active memtable writes to.
     pub(crate) mem_wal_number: u64,
     pub(crate) flush_running: bool,
-    pub(crate) compaction_running: bool,
+    /// Compactions running now (background and manual).
+    pub(crate) compactions_running: usize,
+    /// A manual compaction holds the tree exclusively.
+    pub(crate) manual_running: bool,
     pub(crate) manual_compaction_waiting: usize,
     pub(crate) bg_error: Option<Error>,
     pub(crate) level_stats: Vec<LevelStats>,
