@@ -722,6 +722,32 @@ mod tests {
         assert!(keys.iter().all(|&h| reader.may_match(h)));
     }
 
+    #[test]
+    fn later_seeds_and_failed_attempts_read_back() {
+        let p = RibbonPolicy::new(10.0);
+        // One block: 300 keys cannot fit, 60 can. The failed attempt must leave nothing
+        // behind in the reused band.
+        let mut band = Banding::new(p.layout_with_blocks(1));
+        assert!(!band.add_all(&hashes(300, 1), 0));
+        let keys = hashes(60, 2);
+        assert!(band.add_all(&keys, 5));
+        let reader = super::super::FilterReader::open(band.solve(5, keys.len())).unwrap();
+        assert!(keys.iter().all(|&h| reader.may_match(h)));
+        // A remixed seed on a real layout: no false negatives, and the FPR of a fresh seed.
+        let keys = hashes(20_000, 3);
+        let mut band = Banding::new(p.layout(keys.len()));
+        assert!(band.add_all(&keys, 7));
+        let reader = super::super::FilterReader::open(band.solve(7, keys.len())).unwrap();
+        assert!(keys.iter().all(|&h| reader.may_match(h)));
+        let absent = hashes(200_000, 4);
+        let fpr = absent.iter().filter(|&&h| reader.may_match(h)).count() as f64 / 2e5;
+        assert!(
+            (fpr / p.target_fpr() - 1.0).abs() < 0.2,
+            "{fpr} vs {}",
+            p.target_fpr()
+        );
+    }
+
     /// Prints the one-seed banding failure rate by key count and slot overhead; the data behind
     /// [`slot_overhead`]. `cargo test --release -p lsmlab ribbon_failure_rate -- --ignored --nocapture`
     #[test]
