@@ -285,7 +285,12 @@ impl FilterPolicy for RibbonPolicy {
         if self.bloom.block_len(hashes.len()) <= self.ribbon_block_len(hashes.len()) {
             return self.bloom.build(hashes);
         }
-        self.build_with(hashes, self.layout(hashes.len()))
+        let layout = self.layout(hashes.len());
+        if layout.num_blocks > u32::MAX as usize {
+            // Beyond what the block's 32-bit block count can say (over 5·10^11 keys).
+            return self.bloom.build(hashes);
+        }
+        self.build_with(hashes, layout)
     }
 }
 
