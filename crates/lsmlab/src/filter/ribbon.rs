@@ -28,8 +28,9 @@
 //!
 //! # Bloom-equivalent bits per key
 //! As in RocksDB, `bits_per_key` names the Bloom filter whose FPR Ribbon should match: the target
-//! is [`cache_local_fpr`](super::bloom::cache_local_fpr) of that many bits with the best probe count, and Ribbon spends
-//! only what that FPR needs (about 70 % of Bloom's bytes at 10 bits per key).
+//! is [`cache_local_fpr`](super::bloom::cache_local_fpr) of that many bits with the chosen probe
+//! count, and Ribbon spends only what that FPR needs (about 70 % of Bloom's bytes at 10 bits per
+//! key). Block format and measurements: `docs/filters.md`.
 
 use super::bloom::BloomPolicy;
 use super::{put_trailer_header, FilterPolicy, KIND_RIBBON};
