@@ -28,8 +28,9 @@
 //!
 //! # Bloom-equivalent bits per key
 //! As in RocksDB, `bits_per_key` names the Bloom filter whose FPR Ribbon should match: the target
-//! is [`cache_local_fpr`](super::bloom::cache_local_fpr) of that many bits with the best probe count, and Ribbon spends
-//! only what that FPR needs (about 70 % of Bloom's bytes at 10 bits per key).
+//! is [`cache_local_fpr`](super::bloom::cache_local_fpr) of that many bits with the chosen probe
+//! count, and Ribbon spends only what that FPR needs (about 70 % of Bloom's bytes at 10 bits per
+//! key). Block format and measurements: `docs/filters.md`.
 
 use super::bloom::BloomPolicy;
 use super::{put_trailer_header, FilterPolicy, KIND_RIBBON};
@@ -49,13 +50,18 @@ pub const MAX_SEEDS: u32 = 8;
 /// num_blocks (u32), upper_start (u32), upper_columns (u8), seed (u8).
 const PARAM_LEN: usize = 4 + 4 + 1 + 1;
 
-/// Mixes a key hash with a seed: a bijection of the hash for each seed (Stafford's "Mix13"
-/// finaliser of SplitMix64), so every seed gives an independent-looking hashing of the keys.
+/// The hash a seed bands with. Seed 0, which succeeds in about 95 % of builds, uses the key
+/// hash as it is: xxh3 is already a full-avalanche hash, and skipping the remix takes a chain of
+/// three dependent multiplies off every lookup. Later seeds remix the hash with Stafford's
+/// "Mix13" finaliser of SplitMix64, a bijection, so each seed gives an independent hashing.
 #[inline(always)]
 fn remix(hash: u64, seed: u32) -> u64 {
+    if seed == 0 {
+        return hash;
+    }
     // The seed offset is the 64-bit golden-ratio increment of SplitMix64: distinct seeds land
     // far apart before mixing.
-    let mut x = hash ^ (seed as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut x = hash ^ (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^ (x >> 31)
@@ -280,8 +286,30 @@ impl FilterPolicy for RibbonPolicy {
         if self.bloom.block_len(hashes.len()) <= self.ribbon_block_len(hashes.len()) {
             return self.bloom.build(hashes);
         }
-        self.build_with(hashes, self.layout(hashes.len()))
+        let layout = self.layout(hashes.len());
+        if layout.num_blocks > u32::MAX as usize {
+            // Beyond what the block's 32-bit block count can say (over 5·10^11 keys).
+            return self.bloom.build(hashes);
+        }
+        self.build_with(hashes, layout)
     }
+}
+
+/// A row being banded: its leading slot, coefficients from there, and result bits.
+struct Row {
+    slot: usize,
+    c: u128,
+    r: u32,
+}
+
+/// What one elimination step did.
+enum Step {
+    /// The row needs more steps.
+    More,
+    /// The row is stored, or was redundant.
+    Placed,
+    /// The row contradicts the stored ones: this seed fails.
+    Conflict,
 }
 
 /// The band under construction: per slot, the stored row (0 = empty) and its result bits.
@@ -289,6 +317,14 @@ struct Banding {
     layout: Layout,
     coeff: Vec<u128>,
     result: Vec<u32>,
+    /// The remixed hashes of the current seed, grouped by start block.
+    sorted: Vec<u64>,
+    /// Scratch: remixed hashes in input order.
+    remixed: Vec<u64>,
+    /// Scratch: keys per start block, then each block's next write position.
+    bucket: Vec<usize>,
+    /// Rows were added since the arrays were zeroed (a fresh band needs no clearing).
+    dirty: bool,
 }
 
 impl Banding {
@@ -297,86 +333,148 @@ impl Banding {
             layout,
             coeff: vec![0; layout.num_slots()],
             result: vec![0; layout.num_slots()],
+            sorted: Vec::new(),
+            remixed: Vec::new(),
+            bucket: Vec::new(),
+            dirty: false,
         }
     }
 
     /// Adds every key with this seed; false if the system became unsolvable.
+    ///
+    /// Keys are first grouped by start block (a counting sort, two linear passes): banding in
+    /// that order walks the band front to back, so the rows it reduces against are in L1
+    /// instead of a cache miss away. The result does not depend on the order.
     fn add_all(&mut self, hashes: &[u64], seed: u32) -> bool {
-        self.coeff.fill(0);
-        self.result.fill(0);
+        if self.dirty {
+            self.coeff.fill(0);
+            self.result.fill(0);
+        }
+        self.dirty = true;
         let layout = self.layout;
         let num_starts = layout.num_starts();
+        self.bucket.clear();
+        self.bucket.resize(layout.num_blocks + 1, 0);
+        self.remixed.clear();
         for &h in hashes {
             let x = remix(h, seed);
-            let start = start_of(x, num_starts);
-            // Only the columns of the start block are ever compared: the others must be 0 so
-            // that a duplicate or dependent row with different unused bits is no conflict.
-            let r = fingerprint_of(x) & column_mask(layout.columns(start / WIDTH));
-            if !self.add(start, coeff_of(x), r) {
-                return false;
+            self.remixed.push(x);
+            if let Some(count) = self.bucket.get_mut(start_of(x, num_starts) / WIDTH + 1) {
+                *count += 1;
+            }
+        }
+        for b in 1..self.bucket.len() {
+            self.bucket[b] += self.bucket[b - 1];
+        }
+        self.sorted.clear();
+        self.sorted.resize(hashes.len(), 0);
+        for &x in &self.remixed {
+            if let Some(pos) = self.bucket.get_mut(start_of(x, num_starts) / WIDTH) {
+                if let Some(slot) = self.sorted.get_mut(*pos) {
+                    *slot = x;
+                }
+                *pos += 1;
+            }
+        }
+        let sorted = std::mem::take(&mut self.sorted);
+        // Two lanes band the front and the back half of the band in lock step. A row's
+        // reduction is a chain of dependent loads, XORs and shifts; two independent chains
+        // keep the core twice as busy. Any interleaving of single steps is a valid
+        // elimination (stored rows never change), so the lanes need no coordination.
+        let half = self.bucket.get(layout.num_blocks / 2).copied().unwrap_or(0);
+        let mid = half.min(sorted.len());
+        let (front, back) = sorted.split_at(mid);
+        let ok = self.add_two_lanes(front, back, num_starts);
+        self.sorted = sorted;
+        ok
+    }
+
+    /// The row of a remixed hash: start slot, coefficients, and the result bits of the start
+    /// block's columns (the others must be 0, so that a duplicate or dependent row with
+    /// different unused bits is no conflict).
+    #[inline(always)]
+    fn row_of(&self, x: u64, num_starts: u64) -> Row {
+        let start = start_of(x, num_starts);
+        Row {
+            slot: start,
+            c: coeff_of(x),
+            r: fingerprint_of(x) & column_mask(self.layout.columns(start / WIDTH)),
+        }
+    }
+
+    /// Bands the rows of `a` and of `b`, one step of each in turn.
+    fn add_two_lanes(&mut self, a: &[u64], b: &[u64], num_starts: u64) -> bool {
+        let (mut a, mut b) = (a.iter(), b.iter());
+        let mut la = a.next().map(|&x| self.row_of(x, num_starts));
+        let mut lb = b.next().map(|&x| self.row_of(x, num_starts));
+        while let (Some(ra), Some(rb)) = (la.as_mut(), lb.as_mut()) {
+            match self.step(ra) {
+                Step::More => {}
+                Step::Placed => la = a.next().map(|&x| self.row_of(x, num_starts)),
+                Step::Conflict => return false,
+            }
+            match self.step(rb) {
+                Step::More => {}
+                Step::Placed => lb = b.next().map(|&x| self.row_of(x, num_starts)),
+                Step::Conflict => return false,
+            }
+        }
+        // One lane ran dry: finish the other alone.
+        for (lane, rest) in [(la, a), (lb, b)] {
+            let rows = lane
+                .into_iter()
+                .chain(rest.map(|&x| self.row_of(x, num_starts)))
+                .collect::<Vec<_>>();
+            for mut row in rows {
+                loop {
+                    match self.step(&mut row) {
+                        Step::More => {}
+                        Step::Placed => break,
+                        Step::Conflict => return false,
+                    }
+                }
             }
         }
         true
     }
 
-    /// Reduces one row into the band. The row's bits stay inside the band: it spans slots
+    /// One elimination step of a row: store it if its leading slot is free, else reduce it by
+    /// the row stored there. The row's bits stay inside the band: it spans slots
     /// `start..start + 128` and every step only moves its leading bit right.
-    #[inline]
-    fn add(&mut self, mut slot: usize, mut c: u128, mut r: u32) -> bool {
-        loop {
-            let (Some(existing), Some(existing_r)) = (
-                self.coeff.get(slot).copied(),
-                self.result.get(slot).copied(),
-            ) else {
-                return false;
-            };
-            if existing == 0 {
-                self.coeff[slot] = c;
-                self.result[slot] = r;
-                return true;
-            }
-            c ^= existing;
-            r ^= existing_r;
-            if c == 0 {
-                // The row was a combination of stored rows: fine if the results agree too
-                // (a duplicate key), a contradiction otherwise.
-                return r == 0;
-            }
-            let tz = c.trailing_zeros();
-            slot += tz as usize;
-            c >>= tz;
+    #[inline(always)]
+    fn step(&mut self, row: &mut Row) -> Step {
+        let (Some(existing), Some(existing_r)) =
+            (self.coeff.get_mut(row.slot), self.result.get_mut(row.slot))
+        else {
+            return Step::Conflict;
+        };
+        if *existing == 0 {
+            *existing = row.c;
+            *existing_r = row.r;
+            return Step::Placed;
         }
+        row.c ^= *existing;
+        row.r ^= *existing_r;
+        if row.c == 0 {
+            // The row was a combination of stored rows: fine if the results agree too (a
+            // duplicate key), a contradiction otherwise.
+            return if row.r == 0 {
+                Step::Placed
+            } else {
+                Step::Conflict
+            };
+        }
+        let tz = row.c.trailing_zeros();
+        row.slot += tz as usize;
+        row.c >>= tz;
+        Step::More
     }
 
     /// Back-substitution into the interleaved layout, and the finished block.
     fn solve(&self, seed: u32, num_keys: usize) -> Vec<u8> {
         let layout = self.layout;
         let mut words = vec![0u128; layout.num_words()];
-        // All columns of the block after the current one (zero past the last block).
-        let mut next = [0u128; MAX_COLUMNS as usize];
-        for block in (0..layout.num_blocks).rev() {
-            let cols = layout.columns(block) as usize;
-            let mut cur = [0u128; MAX_COLUMNS as usize];
-            let base = block * WIDTH;
-            for k in (0..WIDTH).rev() {
-                let c = self.coeff[base + k];
-                if c == 0 {
-                    continue; // a free slot: its solution bits stay 0
-                }
-                let r = self.result[base + k];
-                // The row's bits in this block (its own bit k is still 0 in `cur`) and in the
-                // next one; `(c >> 1) >> (127 − k)` is `c >> (128 − k)` without the k = 0 overflow.
-                let lo = c << k;
-                let hi = (c >> 1) >> (WIDTH - 1 - k);
-                for (j, (w, n)) in cur[..cols].iter_mut().zip(&next[..cols]).enumerate() {
-                    let bit = ((r >> j) ^ parity((*w & lo) ^ (*n & hi))) & 1;
-                    *w |= (bit as u128) << k;
-                }
-            }
-            let off = layout.word_offset(block);
-            words[off..off + cols].copy_from_slice(&cur[..cols]);
-            next = cur;
-        }
+        back_substitute(&self.coeff, &self.result, layout, &mut words);
         let mut block = Vec::with_capacity(layout.block_len());
         for w in &words {
             block.extend_from_slice(&w.to_le_bytes());
@@ -392,6 +490,58 @@ impl Banding {
     }
 }
 
+/// [`back_substitute_impl`] in its POPCNT variant when the CPU has the instruction.
+fn back_substitute(coeff: &[u128], result: &[u32], layout: Layout, words: &mut [u128]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has POPCNT (checked just above), the one requirement of the callee.
+        return unsafe { back_substitute_popcnt(coeff, result, layout, words) };
+    }
+    back_substitute_impl(coeff, result, layout, words)
+}
+
+/// [`back_substitute_impl`] compiled with POPCNT: each parity is one instruction instead of a
+/// fold of shifts and XORs, which is most of the work.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn back_substitute_popcnt(coeff: &[u128], result: &[u32], layout: Layout, words: &mut [u128]) {
+    back_substitute_impl(coeff, result, layout, words)
+}
+
+/// Solves the banded system from the last slot to the first into `words` (interleaved).
+///
+/// `window[j]` holds column `j` of the solution for the 128 slots from the current one: bit 0
+/// is the current slot, bit `k` the slot `k` after it. Moving one slot down shifts every window
+/// left by one; the new bit is the row's result XOR the parity of the row's other bits against
+/// the window. When the current slot is the first of a block, the window is exactly that
+/// block's word. Free slots (row 0, result 0) get solution 0 through the same arithmetic.
+#[inline(always)]
+fn back_substitute_impl(coeff: &[u128], result: &[u32], layout: Layout, words: &mut [u128]) {
+    let mut window = [0u128; MAX_COLUMNS as usize];
+    for block in (0..layout.num_blocks).rev() {
+        // Columns only shrink going down, so the windows of this block's columns are complete.
+        let cols = layout.columns(block) as usize;
+        let base = block * WIDTH;
+        let (Some(rows), Some(results)) = (
+            coeff.get(base..base + WIDTH),
+            result.get(base..base + WIDTH),
+        ) else {
+            return;
+        };
+        for (&c, &r) in rows.iter().zip(results).rev() {
+            for (j, w) in window[..cols].iter_mut().enumerate() {
+                let shifted = *w << 1;
+                let bit = ((r >> j) ^ parity(shifted & c)) & 1;
+                *w = shifted | bit as u128;
+            }
+        }
+        let off = layout.word_offset(block);
+        if let Some(dst) = words.get_mut(off..off + cols) {
+            dst.copy_from_slice(&window[..cols]);
+        }
+    }
+}
+
 /// A parsed Ribbon block.
 pub(crate) struct RibbonReader {
     /// The interleaved solution followed by `upper_columns` zero words: the "next block" of the
@@ -401,6 +551,9 @@ pub(crate) struct RibbonReader {
     num_starts: u64,
     seed: u32,
     num_keys: u64,
+    /// The CPU has POPCNT: lookups use the variant compiled for it.
+    #[cfg(target_arch = "x86_64")]
+    popcnt: bool,
 }
 
 impl RibbonReader {
@@ -459,12 +612,33 @@ impl RibbonReader {
             layout,
             seed,
             num_keys,
+            #[cfg(target_arch = "x86_64")]
+            popcnt: std::arch::is_x86_feature_detected!("popcnt"),
         })
     }
 
     /// False only if the key with this hash is certainly absent.
     #[inline]
     pub(crate) fn may_match(&self, hash: u64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.popcnt {
+            // SAFETY: `popcnt` is true only if the CPU has the POPCNT instruction (checked at
+            // open), the one requirement of `may_match_popcnt`.
+            return unsafe { self.may_match_popcnt(hash) };
+        }
+        self.may_match_impl(hash)
+    }
+
+    /// [`Self::may_match_impl`] compiled with the POPCNT instruction: the parities of the
+    /// column loop are then one instruction each instead of a fold of shifts and XORs.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    fn may_match_popcnt(&self, hash: u64) -> bool {
+        self.may_match_impl(hash)
+    }
+
+    #[inline(always)]
+    fn may_match_impl(&self, hash: u64) -> bool {
         let x = remix(hash, self.seed);
         let start = start_of(x, self.num_starts);
         let block = start / WIDTH;
@@ -480,6 +654,8 @@ impl RibbonReader {
         ) else {
             return true;
         };
+        // The row's bits in the start block and in the next one; `(c >> 1) >> (127 − k)` is
+        // `c >> (128 − k)` without the overflow at k = 0.
         let c = coeff_of(x);
         let lo = c << k;
         let hi = (c >> 1) >> (WIDTH - 1 - k);
@@ -550,6 +726,32 @@ mod tests {
         let reader = super::super::FilterReader::open(block).unwrap();
         assert_eq!(reader.kind(), Some(super::super::FilterKind::Bloom));
         assert!(keys.iter().all(|&h| reader.may_match(h)));
+    }
+
+    #[test]
+    fn later_seeds_and_failed_attempts_read_back() {
+        let p = RibbonPolicy::new(10.0);
+        // One block: 300 keys cannot fit, 60 can. The failed attempt must leave nothing
+        // behind in the reused band.
+        let mut band = Banding::new(p.layout_with_blocks(1));
+        assert!(!band.add_all(&hashes(300, 1), 0));
+        let keys = hashes(60, 2);
+        assert!(band.add_all(&keys, 5));
+        let reader = super::super::FilterReader::open(band.solve(5, keys.len())).unwrap();
+        assert!(keys.iter().all(|&h| reader.may_match(h)));
+        // A remixed seed on a real layout: no false negatives, and the FPR of a fresh seed.
+        let keys = hashes(20_000, 3);
+        let mut band = Banding::new(p.layout(keys.len()));
+        assert!(band.add_all(&keys, 7));
+        let reader = super::super::FilterReader::open(band.solve(7, keys.len())).unwrap();
+        assert!(keys.iter().all(|&h| reader.may_match(h)));
+        let absent = hashes(200_000, 4);
+        let fpr = absent.iter().filter(|&&h| reader.may_match(h)).count() as f64 / 2e5;
+        assert!(
+            (fpr / p.target_fpr() - 1.0).abs() < 0.2,
+            "{fpr} vs {}",
+            p.target_fpr()
+        );
     }
 
     /// Prints the one-seed banding failure rate by key count and slot overhead; the data behind
