@@ -83,6 +83,7 @@ fn flush_loop(inner: &DbInner) {
             inner.set_bg_error(&mut st, e);
         }
         inner.bg_cv.notify_all();
+        MutexGuard::unlocked(&mut st, || inner.reaper.purge());
     }
 }
 
@@ -199,6 +200,7 @@ fn compaction_loop(inner: &DbInner) {
             inner.set_bg_error(&mut st, e);
         }
         inner.bg_cv.notify_all();
+        MutexGuard::unlocked(&mut st, || inner.reaper.purge());
     }
 }
 
@@ -306,7 +308,7 @@ pub(crate) fn compact_range(
         for level in 0..deepest.max(1).min(n - 1) {
             DbInner::check_bg_error(&st)?;
             let v = st.versions.current();
-            let inputs0 = v.overlapping(level, begin, end);
+            let inputs0 = v.compaction_inputs(level, begin, end);
             if inputs0.is_empty() {
                 continue;
             }
@@ -340,6 +342,8 @@ pub(crate) fn compact_range(
         inner.set_bg_error(&mut st, e.clone());
     }
     inner.bg_cv.notify_all();
+    drop(st);
+    inner.reaper.purge();
     r
 }
 

@@ -49,6 +49,10 @@ pub(crate) struct SuperVersion {
 /// The write-ahead log and the memtable it feeds; only the group-commit leader touches them.
 pub(crate) struct WalState {
     pub(crate) log: Option<LogWriter>,
+    /// Older WALs handed to the OS but not yet synced; a `sync` write syncs them first, so a
+    /// synced write is never durable while an earlier acknowledged one is lost.
+    /// Each is (WAL number, writer).
+    pub(crate) unsynced: Vec<(u64, LogWriter)>,
     pub(crate) number: u64,
     pub(crate) mem: Arc<MemTable>,
     /// Bytes written while writes are slowed down and not yet paid for by a delay.
@@ -91,6 +95,8 @@ pub(crate) struct DbInner {
     pub(crate) env: Env,
     pub(crate) stats: Arc<Statistics>,
     pub(crate) tables: Arc<TableCache>,
+    /// Deletes tables once no version lists them.
+    pub(crate) reaper: Arc<FileReaper>,
     pub(crate) policy: Box<dyn LayoutPolicy>,
     pub(crate) state: Mutex<State>,
     /// Signalled when background work finishes or is needed.
@@ -313,9 +319,14 @@ impl Db {
             let _ = t.join();
         }
         let mut wal = inner.wal.lock();
+        for (_, old) in wal.unsynced.iter_mut() {
+            old.sync()?;
+        }
+        wal.unsynced.clear();
         if let Some(log) = wal.log.as_mut() {
             log.sync()?;
         }
+        inner.reaper.purge();
         Ok(())
     }
 }

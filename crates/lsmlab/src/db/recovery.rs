@@ -43,6 +43,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         stats.clone(),
     ));
     let reaper = DbInner::reaper_for(&env, dir, &tables);
+    let purger = reaper.clone();
     let names = env.fs.list_dir(dir)?;
     let mut versions = if env.fs.exists(&current_path(dir)) {
         if opts.error_if_exists {
@@ -110,16 +111,21 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         }
         match reader.outcome() {
             ReadOutcome::Clean => {}
-            ReadOutcome::TornTail { offset, .. } => {
-                // Only the newest WAL can end in a torn record: older ones were synced before
-                // the switch, so damage there lost acknowledged writes.
-                if i + 1 < wals.len() && opts.paranoid_checks {
+            // A crash leaves the end of any WAL not yet synced cut short — older WALs are synced
+            // only by a later `sync` write, so they may be cut too. Replay stops there and skips
+            // the later WALs, so that the database is the state after some prefix of the writes
+            // (no later write survives an earlier lost one: a `sync` write would have synced the
+            // older WALs). A complete record failing its checksum in an older WAL is no crash
+            // trace: that WAL was complete when the next one started.
+            ReadOutcome::TornTail { offset, truncated } => {
+                if i + 1 < wals.len() && !truncated && opts.paranoid_checks {
                     return Err(Error::corruption(
                         &path,
                         offset,
                         "damaged record in a WAL that is not the newest",
                     ));
                 }
+                break;
             }
             ReadOutcome::Corruption {
                 file,
@@ -154,6 +160,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         env,
         stats,
         tables,
+        reaper: purger,
         policy,
         state: Mutex::new(State {
             versions,
@@ -179,6 +186,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             number: wal_number,
             mem,
             delay_debt: 0,
+            unsynced: Vec::new(),
         }),
         last_seq: AtomicU64::new(last_seq),
         snapshots: Default::default(),

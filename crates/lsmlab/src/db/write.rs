@@ -105,22 +105,7 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     let record = batch.encode(first);
     if !leader.disable_wal {
         let record_len = record.len() as u64;
-        let r = match wal.log.as_mut() {
-            Some(log) => log.add_record(record).and_then(|_| {
-                if leader.sync {
-                    let t = Instant::now();
-                    log.sync()?;
-                    inner.stats.add(Ticker::WalFileSynced, 1);
-                    inner
-                        .stats
-                        .record(HistogramKind::WalSync, t.elapsed().as_micros() as u64);
-                    Ok(())
-                } else {
-                    log.flush()
-                }
-            }),
-            None => Err(Error::Closed),
-        };
+        let r = append_to_wal(inner, &mut wal, record, leader.sync);
         if let Err(e) = r {
             // The log may now end in a partial record: refuse every later write.
             let mut st = inner.state.lock();
@@ -134,6 +119,29 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     inner.last_seq.store(first + count - 1, Ordering::Release);
     inner.stats.add(Ticker::NumberKeysWritten, count);
     inner.stats.add(Ticker::BytesWritten, user_bytes);
+    Ok(())
+}
+
+/// Appends one record to the WAL: synced (with every older unsynced WAL first) or handed to the
+/// operating system.
+fn append_to_wal(inner: &DbInner, wal: &mut WalState, record: &[u8], sync: bool) -> Result<()> {
+    let Some(log) = wal.log.as_mut() else {
+        return Err(Error::Closed);
+    };
+    log.add_record(record)?;
+    if !sync {
+        return log.flush();
+    }
+    let t = Instant::now();
+    for (_, old) in wal.unsynced.iter_mut() {
+        old.sync()?;
+    }
+    wal.unsynced.clear();
+    log.sync()?;
+    inner.stats.add(Ticker::WalFileSynced, 1);
+    inner
+        .stats
+        .record(HistogramKind::WalSync, t.elapsed().as_micros() as u64);
     Ok(())
 }
 
@@ -197,15 +205,15 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
             inner.stats.record(HistogramKind::WriteStall, waited);
             continue;
         }
-        // Switch: the old WAL is synced first, so that a later synced write can never be
-        // recovered while an earlier acknowledged one is lost.
+        // Switch to a new WAL and memtable.
         let number = st.versions.new_file_number();
         let new_log = inner
             .env
             .create(&wal_path(&inner.dir, number), IoCategory::Wal)
             .map(LogWriter::new);
+        // The old WAL goes to the OS now and is synced by the next `sync` write (or close).
         let synced = match wal.log.as_mut() {
-            Some(log) => log.sync(),
+            Some(log) => log.flush(),
             None => Ok(()),
         };
         let new_log = match (new_log, synced) {
@@ -215,7 +223,12 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
                 return Err(e);
             }
         };
-        wal.log = Some(new_log);
+        if let Some(old) = wal.log.replace(new_log) {
+            wal.unsynced.push((wal.number, old));
+        }
+        // WALs below log_number are in synced tables already: nothing left to sync there.
+        let flushed_below = st.versions.log_number;
+        wal.unsynced.retain(|(n, _)| *n >= flushed_below);
         wal.number = number;
         let old = std::mem::replace(&mut wal.mem, Arc::new(MemTable::new(number)));
         st.imms.push_back(old);

@@ -18,6 +18,7 @@ use crate::memtable::Lookup;
 use crate::sst::TableGet;
 use crate::stats::{Statistics, Ticker};
 use crate::table_cache::TableCache;
+use parking_lot::Mutex;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -25,21 +26,38 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 /// Deletes table files once no version references them.
+///
+/// The last reference to a version may be dropped by any thread — a writer publishing a new
+/// memtable, a reader finishing a get — so dropping only queues the file; background threads
+/// delete queued files with [`FileReaper::purge`], keeping `unlink` off the foreground paths.
 pub struct FileReaper {
     env: Env,
     dir: PathBuf,
     tables: Arc<TableCache>,
+    queued: Mutex<Vec<u64>>,
 }
 
 impl FileReaper {
     /// A reaper for the tables of `dir`.
     pub fn new(env: Env, dir: PathBuf, tables: Arc<TableCache>) -> Arc<FileReaper> {
-        Arc::new(FileReaper { env, dir, tables })
+        Arc::new(FileReaper {
+            env,
+            dir,
+            tables,
+            queued: Mutex::new(Vec::new()),
+        })
     }
-    fn remove(&self, number: u64) {
-        self.tables.evict(number);
-        // Best effort: a file left behind is an orphan that the next open deletes.
-        let _ = self.env.fs.remove_file(&table_path(&self.dir, number));
+    fn queue(&self, number: u64) {
+        self.queued.lock().push(number);
+    }
+    /// Deletes every queued table file.
+    pub fn purge(&self) {
+        let numbers = std::mem::take(&mut *self.queued.lock());
+        for number in numbers {
+            self.tables.evict(number);
+            // Best effort: a file left behind is an orphan that the next open deletes.
+            let _ = self.env.fs.remove_file(&table_path(&self.dir, number));
+        }
     }
 }
 
@@ -119,7 +137,7 @@ impl FileMeta {
 impl Drop for FileMeta {
     fn drop(&mut self) {
         if self.obsolete.load(AtomicOrdering::Relaxed) {
-            self.reaper.remove(self.number);
+            self.reaper.queue(self.number);
         }
     }
 }
@@ -173,6 +191,41 @@ impl Version {
             .filter(|f| f.overlaps(lo, hi))
             .cloned()
             .collect()
+    }
+
+    /// Tables of `level` that meet `[lo, hi]`; for level 0 the range grows with every table
+    /// taken until no other level-0 table meets it. Level-0 tables overlap one another, and
+    /// moving a newer one down while an older one holding the same key stays above would let the
+    /// older version shadow the newer.
+    pub fn compaction_inputs(
+        &self,
+        level: usize,
+        lo: Option<&[u8]>,
+        hi: Option<&[u8]>,
+    ) -> Vec<Arc<FileMeta>> {
+        let mut inputs = self.overlapping(level, lo, hi);
+        if level != 0 || inputs.is_empty() {
+            return inputs;
+        }
+        loop {
+            let lo = inputs
+                .iter()
+                .map(|f| f.smallest_user())
+                .min()
+                .unwrap_or_default()
+                .to_vec();
+            let hi = inputs
+                .iter()
+                .map(|f| f.largest_user())
+                .max()
+                .unwrap_or_default()
+                .to_vec();
+            let grown = self.overlapping(0, Some(&lo), Some(&hi));
+            if grown.len() == inputs.len() {
+                return inputs;
+            }
+            inputs = grown;
+        }
     }
 
     /// The newest version of `key` visible at `seq` in the tables, counting every table probed.
