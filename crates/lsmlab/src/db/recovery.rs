@@ -86,7 +86,17 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     let mut edit = VersionEdit::default();
     let mut last_seq = versions.last_sequence;
     let mut mem = MemTable::new(0);
+    // Batches are logged with consecutive sequence numbers. A gap means an older WAL lost its
+    // unsynced tail at a record boundary (it reads as complete) while a newer one kept data:
+    // replay stops at the gap, so the database is the state after a prefix of the writes, as
+    // RocksDB's point-in-time recovery does. (Writes with `disable_wal` leave gaps too; they
+    // are not durable, and neither is what follows them in the WAL until a flush.)
+    let mut next_seq: Option<u64> = None;
+    let mut gap = false;
     for (i, &num) in wals.iter().enumerate() {
+        if gap {
+            break;
+        }
         let path = wal_path(dir, num);
         let data = env.read_file(&path, IoCategory::Other)?;
         let mut reader = LogReader::new(&data, &path);
@@ -102,12 +112,20 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
                     "WAL record is not a valid write batch",
                 ));
             };
+            if next_seq.is_some_and(|n| n != seq) {
+                gap = true;
+                break;
+            }
+            next_seq = Some(seq + batch.len() as u64);
             DbInner::apply_batch(&mem, &batch, seq);
             last_seq = last_seq.max(seq + batch.len() as u64 - 1);
             if mem.approximate_size() >= opts.write_buffer_size {
                 flush_recovered(&env, dir, &opts, &mut versions, &mut edit, &mem)?;
                 mem = MemTable::new(0);
             }
+        }
+        if gap {
+            break;
         }
         match reader.outcome() {
             ReadOutcome::Clean => {}
