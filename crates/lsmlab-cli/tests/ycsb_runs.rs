@@ -1,5 +1,5 @@
-//! YCSB load and run phases on one database (in one process, so the placeholder engine keeps
-//! the loaded records): the operation counts add up and every read finds a loaded key.
+//! YCSB load and run phases on one database: the operation counts add up and every read finds
+//! a loaded key.
 
 use lsmlab::{Db, Options};
 use lsmlab_cli::ycsb::properties::Properties;

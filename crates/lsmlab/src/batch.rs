@@ -96,6 +96,10 @@ impl WriteBatch {
         let mut d = Decoder::new(data);
         let seq = d.fixed64()?;
         let count = d.fixed32()?;
+        // An empty batch is never logged, and every sequence must fit the trailer's 56 bits.
+        if count == 0 || seq == 0 || seq.checked_add(count as u64 - 1)? > crate::key::MAX_SEQUENCE {
+            return None;
+        }
         let batch = WriteBatch {
             rep: data.to_vec(),
             count,

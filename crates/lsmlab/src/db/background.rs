@@ -30,9 +30,20 @@ pub(crate) fn start(inner: &Arc<DbInner>) -> Result<Vec<JoinHandle<()>>> {
             .map_err(|e| Error::io("spawn background thread", &inner.dir, e))
     };
     // RocksDB's split of max_background_jobs: one flush thread, the rest compact.
-    let mut threads = vec![spawn("lsmlab-flush", flush_loop)?];
+    let mut threads = Vec::new();
+    let mut spawned = spawn("lsmlab-flush", flush_loop).map(|t| threads.push(t));
     for _ in 0..inner.opts.max_background_jobs.saturating_sub(1).max(1) {
-        threads.push(spawn("lsmlab-compact", compaction_loop)?);
+        spawned =
+            spawned.and_then(|_| spawn("lsmlab-compact", compaction_loop).map(|t| threads.push(t)));
+    }
+    if let Err(e) = spawned {
+        // Stop the threads already running: they hold the database (and its lock) alive.
+        inner.shutting_down.store(true, Ordering::Release);
+        inner.bg_cv.notify_all();
+        for t in threads {
+            let _ = t.join();
+        }
+        return Err(e);
     }
     Ok(threads)
 }
@@ -101,6 +112,9 @@ fn install_flush(
     // Once this memtable is in a table, only WALs from the next memtable on are needed.
     let next_wal = st.imms.get(1).map_or(st.mem_wal_number, |m| m.wal_number);
     edit.log_number = Some(next_wal);
+    DbInner::check_bg_error(st)?;
+    // New tables' directory entries are durable before the MANIFEST names them.
+    inner.env.fs.sync_dir(&inner.dir)?;
     st.versions.last_sequence = inner.last_seq.load(Ordering::Acquire);
     st.versions.log_and_apply(edit)?;
     st.imms.pop_front();
@@ -226,6 +240,7 @@ fn run_picked(
         for f in &spec.inputs[0] {
             edit.added.push((spec.output_level, f.to_new_file()));
         }
+        DbInner::check_bg_error(st)?;
         st.versions.last_sequence = inner.last_seq.load(Ordering::Acquire);
         st.versions.log_and_apply(edit)?;
         let mem = inner.current_mem();
@@ -264,6 +279,8 @@ fn run_picked(
     for f in &outcome.outputs {
         edit.added.push((spec.output_level, f.clone()));
     }
+    DbInner::check_bg_error(st)?;
+    inner.env.fs.sync_dir(&inner.dir)?;
     st.versions.last_sequence = inner.last_seq.load(Ordering::Acquire);
     st.versions.log_and_apply(edit)?;
     let mem = inner.current_mem();

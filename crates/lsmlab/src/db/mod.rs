@@ -9,6 +9,8 @@ mod iter;
 mod properties;
 mod recovery;
 mod snapshot;
+#[cfg(test)]
+mod tests;
 mod value;
 mod write;
 
@@ -115,6 +117,8 @@ pub(crate) struct DbInner {
     pub(crate) pending_compaction_bytes: AtomicU64,
     /// Set with the background error, so writers check it without the state lock.
     pub(crate) bg_failed: AtomicBool,
+    /// Some write skipped the WAL since open: close must flush the memtables.
+    pub(crate) unlogged_writes: AtomicBool,
     pub(crate) _lock: Box<dyn FileLock>,
 }
 
@@ -181,11 +185,15 @@ impl Db {
     pub fn get_with(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let inner = &self.inner;
         let start = inner.opts.statistics.then(Instant::now);
+        // The super version first: every version it holds was written at or below the sequence
+        // read next, so compactions after it cannot drop what this read must see.
+        let sv = inner.super_version.read().clone();
+        #[cfg(test)]
+        test_pause_point();
         let seq = match &opts.snapshot {
             Some(s) => s.sequence(),
             None => inner.last_seq.load(Ordering::Acquire),
         };
-        let sv = inner.super_version.read().clone();
         let mut found = Lookup::Absent;
         for mem in std::iter::once(&sv.mem).chain(sv.imms.iter()) {
             found = mem.get(key, seq);
@@ -222,11 +230,13 @@ impl Db {
     /// (`seek_to_first`, `seek`, `seek_to_last`).
     pub fn iter(&self, opts: &ReadOptions) -> Result<DbIterator> {
         let inner = &self.inner;
+        // The super version first: every version it holds was written at or below the sequence
+        // read next, so compactions after it cannot drop what this read must see.
+        let sv = inner.super_version.read().clone();
         let seq = match &opts.snapshot {
             Some(s) => s.sequence(),
             None => inner.last_seq.load(Ordering::Acquire),
         };
-        let sv = inner.super_version.read().clone();
         let fill = !opts.no_fill_cache;
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         for mem in std::iter::once(&sv.mem).chain(sv.imms.iter()) {
@@ -252,9 +262,7 @@ impl Db {
 
     /// A snapshot of the current state; reads through it ignore later writes.
     pub fn snapshot(&self) -> Snapshot {
-        self.inner
-            .snapshots
-            .acquire(self.inner.last_seq.load(Ordering::Acquire))
+        self.inner.snapshots.acquire(&self.inner.last_seq)
     }
 
     /// Writes the memtable to a level-0 table and waits until it is durable.
@@ -308,6 +316,16 @@ impl Db {
 
     fn shutdown(&self) -> Result<()> {
         let inner = &self.inner;
+        if inner.shutting_down.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        // Writes that skipped the WAL exist only in memtables: flush them while the background
+        // threads still run. An error is reported after the threads are stopped.
+        let flushed = if inner.unlogged_writes.load(Ordering::Acquire) {
+            write::flush_memtable(inner)
+        } else {
+            Ok(())
+        };
         if inner.shutting_down.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
@@ -327,7 +345,7 @@ impl Db {
             log.sync()?;
         }
         inner.reaper.purge();
-        Ok(())
+        flushed
     }
 }
 
@@ -336,6 +354,20 @@ impl std::fmt::Debug for Db {
         f.debug_struct("Db")
             .field("dir", &self.inner.dir)
             .finish_non_exhaustive()
+    }
+}
+
+/// A test-only pause point: a test installs a closure that the next thread to reach the point
+/// runs (to pause it while the test does something in between).
+#[cfg(test)]
+pub(crate) static TEST_PAUSE: parking_lot::Mutex<Option<Box<dyn FnOnce() + Send>>> =
+    parking_lot::Mutex::new(None);
+
+#[cfg(test)]
+pub(crate) fn test_pause_point() {
+    let hook = TEST_PAUSE.lock().take();
+    if let Some(hook) = hook {
+        hook()
     }
 }
 
@@ -417,8 +449,7 @@ impl DbInner {
 
     /// The sequence below which compaction may drop shadowed versions.
     pub(crate) fn smallest_snapshot(&self) -> SequenceNumber {
-        let last = self.last_seq.load(Ordering::Acquire);
-        self.snapshots.oldest().unwrap_or(last).min(last)
+        self.snapshots.smallest(&self.last_seq)
     }
 
     pub(crate) fn block_cache(&self) -> Option<&Arc<BlockCache>> {

@@ -74,6 +74,14 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         VersionSet::create(env.clone(), dir, opts.num_levels, reaper)
     };
 
+    // A WAL created after the last MANIFEST edit has a number the MANIFEST does not know of;
+    // no number in the directory may be handed out again (a new WAL would truncate it).
+    for name in &names {
+        if let Some((_, n)) = filename::parse(name) {
+            versions.next_file_number = versions.next_file_number.max(n + 1);
+        }
+    }
+
     // Replay every WAL not yet flushed, oldest first, into level-0 tables.
     let mut wals: Vec<u64> = names
         .iter()
@@ -93,7 +101,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     // are not durable, and neither is what follows them in the WAL until a flush.)
     let mut next_seq: Option<u64> = None;
     let mut gap = false;
-    for (i, &num) in wals.iter().enumerate() {
+    for &num in &wals {
         if gap {
             break;
         }
@@ -129,22 +137,11 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         }
         match reader.outcome() {
             ReadOutcome::Clean => {}
-            // A crash leaves the end of any WAL not yet synced cut short — older WALs are synced
-            // only by a later `sync` write, so they may be cut too. Replay stops there and skips
-            // the later WALs, so that the database is the state after some prefix of the writes
-            // (no later write survives an earlier lost one: a `sync` write would have synced the
-            // older WALs). A complete record failing its checksum in an older WAL is no crash
-            // trace: that WAL was complete when the next one started.
-            ReadOutcome::TornTail { offset, truncated } => {
-                if i + 1 < wals.len() && !truncated && opts.paranoid_checks {
-                    return Err(Error::corruption(
-                        &path,
-                        offset,
-                        "damaged record in a WAL that is not the newest",
-                    ));
-                }
-                break;
-            }
+            // A crash leaves the end of any WAL not yet synced damaged — older WALs are synced
+            // only by a later `sync` write, so they may be damaged too. Replay stops there and
+            // skips later WALs, so that the database is the state after a prefix of the writes
+            // (no later synced write can be lost this way: it synced the older WALs first).
+            ReadOutcome::TornTail { .. } => break,
             ReadOutcome::Corruption {
                 file,
                 offset,
@@ -212,6 +209,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         l0_files: AtomicUsize::new(l0),
         pending_compaction_bytes: AtomicU64::new(0),
         bg_failed: AtomicBool::new(false),
+        unlogged_writes: AtomicBool::new(false),
         _lock: lock,
         opts,
     };

@@ -3,6 +3,7 @@
 use crate::key::SequenceNumber;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// The sequence numbers of live snapshots, with how many handles hold each.
@@ -12,8 +13,16 @@ pub(crate) struct SnapshotList {
 }
 
 impl SnapshotList {
-    pub(crate) fn acquire(self: &Arc<Self>, seq: SequenceNumber) -> Snapshot {
-        *self.live.lock().entry(seq).or_insert(0) += 1;
+    /// Registers a snapshot at the current `last_seq`, read under the list lock so that a
+    /// compaction computing [`SnapshotList::smallest`] either sees it or ran before its
+    /// sequence existed.
+    pub(crate) fn acquire(self: &Arc<Self>, last_seq: &AtomicU64) -> Snapshot {
+        #[cfg(test)]
+        super::test_pause_point();
+        let mut live = self.live.lock();
+        let seq = last_seq.load(Ordering::Acquire);
+        *live.entry(seq).or_insert(0) += 1;
+        drop(live);
         Snapshot {
             inner: Arc::new(Handle {
                 seq,
@@ -22,9 +31,12 @@ impl SnapshotList {
         }
     }
 
-    /// The oldest live snapshot, if any.
-    pub(crate) fn oldest(&self) -> Option<SequenceNumber> {
-        self.live.lock().keys().next().copied()
+    /// The sequence below which no reader can see a shadowed version: the oldest snapshot, or
+    /// the last sequence if none. Both are read under the list lock (see `acquire`).
+    pub(crate) fn smallest(&self, last_seq: &AtomicU64) -> SequenceNumber {
+        let live = self.live.lock();
+        let last = last_seq.load(Ordering::Acquire);
+        live.keys().next().copied().unwrap_or(last).min(last)
     }
 }
 

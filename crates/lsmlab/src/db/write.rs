@@ -36,6 +36,12 @@ pub(crate) fn write(inner: &DbInner, opts: &WriteOptions, batch: WriteBatch) -> 
     if inner.shutting_down.load(Ordering::Acquire) {
         return Err(Error::Closed);
     }
+    if opts.sync && opts.disable_wal {
+        return Err(Error::InvalidArgument(
+            "WriteOptions: sync and disable_wal cannot both be set (nothing would be synced)"
+                .into(),
+        ));
+    }
     let me = Arc::new(Writer {
         batch: Mutex::new(Some(batch)),
         sync: opts.sync,
@@ -114,6 +120,10 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
         }
         inner.stats.add(Ticker::WalFileBytes, record_len);
         inner.stats.add(Ticker::WriteWithWal, group.len() as u64);
+    }
+    if leader.disable_wal {
+        // Only a flush makes these durable; close flushes when this is set.
+        inner.unlogged_writes.store(true, Ordering::Release);
     }
     let user_bytes = DbInner::apply_batch(&wal.mem, &batch, first);
     inner.last_seq.store(first + count - 1, Ordering::Release);
@@ -207,9 +217,11 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
         }
         // Switch to a new WAL and memtable.
         let number = st.versions.new_file_number();
+        // The new WAL's directory entry is made durable before any write to it is acknowledged.
         let new_log = inner
             .env
             .create(&wal_path(&inner.dir, number), IoCategory::Wal)
+            .and_then(|f| inner.env.fs.sync_dir(&inner.dir).map(|_| f))
             .map(LogWriter::new);
         // The old WAL goes to the OS now and is synced by the next `sync` write (or close).
         let synced = match wal.log.as_mut() {

@@ -22,14 +22,29 @@ struct PosixWritable {
     path: PathBuf,
     buf: Vec<u8>,
     len: u64,
+    /// Set by the first failed write or sync: the file may hold part of a buffer, so every later
+    /// operation fails rather than append after a hole or repeat bytes.
+    failed: bool,
 }
 
 impl PosixWritable {
+    fn check(&self) -> Result<()> {
+        if self.failed {
+            return Err(Error::io(
+                "write",
+                &self.path,
+                std::io::Error::other("an earlier write to this file failed"),
+            ));
+        }
+        Ok(())
+    }
     fn write_out(&mut self) -> Result<()> {
+        self.check()?;
         if !self.buf.is_empty() {
-            self.file
-                .write_all(&self.buf)
-                .map_err(|e| Error::io("write", &self.path, e))?;
+            if let Err(e) = self.file.write_all(&self.buf) {
+                self.failed = true;
+                return Err(Error::io("write", &self.path, e));
+            }
             self.buf.clear();
         }
         Ok(())
@@ -38,13 +53,15 @@ impl PosixWritable {
 
 impl WritableFile for PosixWritable {
     fn append(&mut self, data: &[u8]) -> Result<()> {
+        self.check()?;
         if self.buf.len() + data.len() > WRITE_BUFFER {
             self.write_out()?;
         }
         if data.len() >= WRITE_BUFFER {
-            self.file
-                .write_all(data)
-                .map_err(|e| Error::io("write", &self.path, e))?;
+            if let Err(e) = self.file.write_all(data) {
+                self.failed = true;
+                return Err(Error::io("write", &self.path, e));
+            }
         } else {
             self.buf.extend_from_slice(data);
         }
@@ -56,9 +73,13 @@ impl WritableFile for PosixWritable {
     }
     fn sync(&mut self) -> Result<()> {
         self.write_out()?;
-        self.file
-            .sync_data()
-            .map_err(|e| Error::io("fsync", &self.path, e))
+        if let Err(e) = self.file.sync_data() {
+            // After a failed fsync the kernel may have dropped the dirty pages: the file's
+            // content is unknown, so it is never written again.
+            self.failed = true;
+            return Err(Error::io("fsync", &self.path, e));
+        }
+        Ok(())
     }
     fn len(&self) -> u64 {
         self.len
@@ -112,6 +133,7 @@ impl FileSystem for PosixFs {
             path: path.to_path_buf(),
             buf: Vec::with_capacity(WRITE_BUFFER),
             len: 0,
+            failed: false,
         }))
     }
     fn open_random(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {

@@ -86,7 +86,6 @@ impl InternalIterator for LevelIterator {
         self.err.is_none() && self.cur_valid()
     }
     fn seek_to_first(&mut self) {
-        self.err = None;
         self.open(0);
         if let Some(c) = self.cur.as_mut() {
             c.seek_to_first();
@@ -94,7 +93,6 @@ impl InternalIterator for LevelIterator {
         self.skip_forward();
     }
     fn seek_to_last(&mut self) {
-        self.err = None;
         if self.files.is_empty() {
             self.cur = None;
             return;
@@ -106,7 +104,6 @@ impl InternalIterator for LevelIterator {
         self.skip_backward();
     }
     fn seek(&mut self, target: &[u8]) {
-        self.err = None;
         let i = self
             .files
             .partition_point(|f| compare_internal(&f.largest, target) == Ordering::Less);

@@ -29,6 +29,12 @@ impl MergingIterator {
         let mut best: Option<usize> = None;
         for (i, c) in self.children.iter().enumerate() {
             if !c.valid() {
+                // A failed child is invalid; merging on without it could skip a newer version
+                // or a deletion, so the merge stops.
+                if c.status().is_err() {
+                    self.current = None;
+                    return;
+                }
                 continue;
             }
             best = match best {

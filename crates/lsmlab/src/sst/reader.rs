@@ -343,7 +343,7 @@ impl TableReader {
         let from = (h.offset - ra.start) as usize;
         let raw = ra.buf[from..from + (end - h.offset) as usize].to_vec();
         let contents = decode_block_contents(&self.path, h, raw)?;
-        Ok(Arc::new(Block::new(contents).map_err(|m| bad(m))?))
+        Ok(Arc::new(Block::new(contents).map_err(bad)?))
     }
 }
 

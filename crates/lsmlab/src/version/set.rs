@@ -184,10 +184,16 @@ impl VersionSet {
         edit.next_file_number = Some(self.next_file_number);
         edit.last_sequence = Some(self.last_sequence);
         let Some(w) = self.manifest.as_mut() else {
-            return Err(Error::InvalidArgument("no MANIFEST is open".into()));
+            return Err(Error::InvalidArgument(
+                "the MANIFEST failed earlier; reopen the database".into(),
+            ));
         };
-        w.add_record(&edit.encode())?;
-        w.sync()?;
+        if let Err(e) = w.add_record(&edit.encode()).and_then(|_| w.sync()) {
+            // The MANIFEST may now end in part of a record: nothing more may be appended to it
+            // (the next open writes a fresh one).
+            self.manifest = None;
+            return Err(e);
+        }
         if let Some(n) = edit.log_number {
             self.log_number = n;
         }

@@ -121,6 +121,11 @@ impl<'a> LogReader<'a> {
                     });
                     return None;
                 }
+                // Padding ends a block only between records; inside one it is damage.
+                Fragment::Padding if in_record => {
+                    self.fail(start, "padding inside a record", at);
+                    return None;
+                }
                 Fragment::Padding => at = next,
                 Fragment::Bad(why) => {
                     self.fail(start, why, next);

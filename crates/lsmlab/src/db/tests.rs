@@ -1,0 +1,411 @@
+//! Regression tests for defects found in review: races between reads, snapshots and
+//! compaction (made visible with a test-only pause point), recovery edge cases, and decoders
+//! fed CRC-valid but impossible records.
+use super::*;
+use crate::env::{FileLock, FileSystem, MemFs, RandomAccessFile, WritableFile};
+use crate::filename::wal_path;
+use crate::key::ValueKind;
+use crate::wal::LogWriter;
+use std::path::Path;
+
+const D: &str = "/db";
+
+/// The pause point is process-wide: tests of this module run one at a time so that only the
+/// intended thread meets it.
+static SERIAL: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
+
+fn opts(fs: Arc<dyn FileSystem>) -> Options {
+    Options {
+        fs,
+        write_buffer_size: 4096,
+        target_file_size_base: 2048,
+        max_bytes_for_level_base: 8192,
+        max_bytes_for_level_multiplier: 4.0,
+        level0_file_num_compaction_trigger: 2,
+        level0_slowdown_writes_trigger: 8,
+        level0_stop_writes_trigger: 12,
+        num_levels: 5,
+        block_size: 256,
+        ..Options::default()
+    }
+}
+
+/// A file system that fails to create MANIFEST files (e.g. ENOSPC / EIO during open).
+struct NoManifest(MemFs);
+impl FileSystem for NoManifest {
+    fn create_file(&self, p: &Path) -> Result<Box<dyn WritableFile>> {
+        if p.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("MANIFEST-")
+        {
+            return Err(Error::io("create", p, std::io::Error::other("injected")));
+        }
+        self.0.create_file(p)
+    }
+    fn open_random(&self, p: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+        self.0.open_random(p)
+    }
+    fn read_file(&self, p: &Path) -> Result<Vec<u8>> {
+        self.0.read_file(p)
+    }
+    fn remove_file(&self, p: &Path) -> Result<()> {
+        self.0.remove_file(p)
+    }
+    fn rename(&self, a: &Path, b: &Path) -> Result<()> {
+        self.0.rename(a, b)
+    }
+    fn exists(&self, p: &Path) -> bool {
+        self.0.exists(p)
+    }
+    fn list_dir(&self, p: &Path) -> Result<Vec<String>> {
+        self.0.list_dir(p)
+    }
+    fn create_dir_all(&self, p: &Path) -> Result<()> {
+        self.0.create_dir_all(p)
+    }
+    fn sync_dir(&self, p: &Path) -> Result<()> {
+        self.0.sync_dir(p)
+    }
+    fn file_size(&self, p: &Path) -> Result<u64> {
+        self.0.file_size(p)
+    }
+    fn lock_file(&self, p: &Path) -> Result<Box<dyn FileLock>> {
+        self.0.lock_file(p)
+    }
+}
+
+fn write_wal(fs: &MemFs, number: u64, seq: u64, k: &[u8], v: &[u8]) {
+    let env = Env::new(Arc::new(fs.clone()));
+    let mut w = LogWriter::new(
+        env.create(&wal_path(Path::new(D), number), IoCategory::Wal)
+            .unwrap(),
+    );
+    let mut b = WriteBatch::new();
+    b.put(k, v);
+    w.add_record(b.encode(seq)).unwrap();
+    w.sync().unwrap();
+}
+
+/// Regression (found in review): Recovery does not mark replayed WAL numbers as used: the new WAL can get the number of a
+///    WAL it just replayed and truncates it before the new MANIFEST is durable.
+#[test]
+fn a_failed_open_never_truncates_a_replayed_wal() {
+    let _serial = SERIAL.lock();
+    let fs = MemFs::new();
+    let db = Db::open(D, opts(Arc::new(fs.clone()))).unwrap();
+    db.close().unwrap(); // MANIFEST-000003 records next_file_number 4, log_number 2
+                         // State left by a crash after two memtable switches (WAL 4, WAL 5) and before the flush
+                         // thread logged any edit: both WALs hold synced, acknowledged writes.
+    write_wal(&fs, 4, 1, b"k4", b"v4");
+    write_wal(&fs, 5, 2, b"k5", b"v5");
+    // Open fails while writing the new MANIFEST (disk full, I/O error, or power cut).
+    assert!(Db::open(D, opts(Arc::new(NoManifest(fs.clone())))).is_err());
+    let db = Db::open(D, opts(Arc::new(fs.clone()))).unwrap();
+    assert_eq!(db.get(b"k4").unwrap().as_deref(), Some(&b"v4"[..]));
+    assert_eq!(
+        db.get(b"k5").unwrap().as_deref(),
+        Some(&b"v5"[..]),
+        "synced write in WAL 5 lost"
+    );
+}
+
+/// Regression (found in review): A CRC-valid WAL record holding an empty batch at sequence 0 panics recovery.
+#[test]
+fn an_empty_batch_in_the_wal_gives_an_error_not_a_panic() {
+    let _serial = SERIAL.lock();
+    let fs = MemFs::new();
+    let db = Db::open(D, opts(Arc::new(fs.clone()))).unwrap();
+    db.close().unwrap();
+    let env = Env::new(Arc::new(fs.clone()));
+    let mut w = LogWriter::new(
+        env.create(&wal_path(Path::new(D), 2), IoCategory::Wal)
+            .unwrap(),
+    );
+    let mut b = WriteBatch::new();
+    w.add_record(b.encode(0)).unwrap();
+    w.sync().unwrap();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Db::open(D, opts(Arc::new(fs.clone()))).map(|_| ())
+    }));
+    assert!(r.is_ok(), "open panicked");
+}
+
+/// Regression (found in review): A CRC-valid WAL record whose sequence is past MAX_SEQUENCE.
+#[test]
+fn a_sequence_past_the_maximum_gives_an_error_not_a_panic() {
+    let _serial = SERIAL.lock();
+    let fs = MemFs::new();
+    let db = Db::open(D, opts(Arc::new(fs.clone()))).unwrap();
+    db.close().unwrap();
+    write_wal(&fs, 2, u64::MAX, b"k", b"v");
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Db::open(D, opts(Arc::new(fs.clone()))).map(|_| ())
+    }));
+    assert!(r.is_ok(), "open panicked");
+}
+
+/// Regression (found in review): A torn WAL tail (normal after a power cut) plus a failed or interrupted open leaves an
+///    empty, newer WAL behind; every later open then calls the torn tail "corruption".
+#[test]
+fn a_failed_open_after_a_torn_tail_still_recovers() {
+    let _serial = SERIAL.lock();
+    let fs = MemFs::new();
+    let db = Db::open(D, opts(Arc::new(fs.clone()))).unwrap();
+    db.write(
+        &WriteOptions {
+            sync: true,
+            ..Default::default()
+        },
+        {
+            let mut b = WriteBatch::new();
+            b.put(b"durable", b"1");
+            b
+        },
+    )
+    .unwrap();
+    db.put(b"unsynced", &[7u8; 300]).unwrap();
+    // Power cut: half of the unsynced tail of the WAL reaches the disk.
+    let image = fs.crash_image(|_, unsynced| unsynced / 2);
+    drop(db);
+    // First open after the crash fails while writing its MANIFEST (or loses power there).
+    assert!(Db::open(D, opts(Arc::new(NoManifest(image.clone())))).is_err());
+    let db = Db::open(D, opts(Arc::new(image.clone())));
+    assert!(db.is_ok(), "reopen failed: {:?}", db.err());
+    assert_eq!(
+        db.unwrap().get(b"durable").unwrap().as_deref(),
+        Some(&b"1"[..])
+    );
+}
+
+/// Regression (found in review): Writes with disable_wal are lost by a clean close (RocksDB flushes them at close).
+#[test]
+fn disable_wal_writes_survive_a_clean_close() {
+    let _serial = SERIAL.lock();
+    let fs = MemFs::new();
+    let db = Db::open(D, opts(Arc::new(fs.clone()))).unwrap();
+    db.write(
+        &WriteOptions {
+            disable_wal: true,
+            ..Default::default()
+        },
+        {
+            let mut b = WriteBatch::new();
+            b.put(b"k", b"v");
+            b
+        },
+    )
+    .unwrap();
+    db.close().unwrap();
+    let db = Db::open(D, opts(Arc::new(fs.clone()))).unwrap();
+    assert_eq!(
+        db.get(b"k").unwrap().as_deref(),
+        Some(&b"v"[..]),
+        "lost by a clean close"
+    );
+}
+
+/// Regression (found in review): A memtable switch creates the new WAL before syncing the old one. If the sync fails (or
+///    the power fails between the two steps), the old WAL keeps a torn tail and is no longer
+///    the newest: reopening reports Corruption (paranoid_checks defaults to true).
+#[test]
+fn a_failed_memtable_switch_still_reopens() {
+    let _serial = SERIAL.lock();
+    use crate::env::{FaultFs, FaultSwitch};
+    use std::sync::atomic::Ordering as O;
+    let mem = MemFs::new();
+    let sw = FaultSwitch::new();
+    let fs: Arc<dyn FileSystem> = Arc::new(FaultFs::new(Arc::new(mem.clone()), sw.clone()));
+    let db = Db::open(D, opts(fs)).unwrap();
+    db.write(
+        &WriteOptions {
+            sync: true,
+            ..Default::default()
+        },
+        {
+            let mut b = WriteBatch::new();
+            b.put(b"durable", b"1");
+            b
+        },
+    )
+    .unwrap();
+    // Unsynced writes until the memtable is full.
+    let mut i = 0;
+    while db.inner.wal.lock().mem.approximate_size() < 4096 {
+        db.put(format!("k{i:04}").as_bytes(), &[1u8; 100]).unwrap();
+        i += 1;
+    }
+    sw.fail_syncs.store(true, O::Relaxed);
+    assert!(db.put(b"switch", b"x").is_err()); // switch: new WAL created, old WAL sync fails
+    let image = mem.crash_image(|_, unsynced| unsynced / 2);
+    drop(db);
+    let db = Db::open(D, opts(Arc::new(image)));
+    assert!(db.is_ok(), "reopen failed: {:?}", db.err());
+    assert_eq!(
+        db.unwrap().get(b"durable").unwrap().as_deref(),
+        Some(&b"1"[..])
+    );
+}
+
+/// Regression (found in review): After a MANIFEST append fails part-way (header written, payload not), the same writer
+///    keeps being used: the next edit, which succeeds and is acted on (WALs deleted, inputs
+///    reaped), is unreadable at recovery.
+#[test]
+fn after_a_failed_manifest_append_no_edit_is_appended() {
+    let _serial = SERIAL.lock();
+    use crate::env::{FaultFs, FaultSwitch};
+    use crate::version::{NewFile, VersionEdit};
+    use std::sync::atomic::Ordering as O;
+    let mem = MemFs::new();
+    let sw = FaultSwitch::new();
+    let fs: Arc<dyn FileSystem> = Arc::new(FaultFs::new(Arc::new(mem.clone()), sw.clone()));
+    let env = Env::new(fs);
+    let dir = Path::new(D);
+    let tables = Arc::new(TableCache::new(
+        env.clone(),
+        dir.into(),
+        None,
+        Arc::new(Statistics::new()),
+    ));
+    let reaper = DbInner::reaper_for(&env, dir, &tables);
+    let mut vs = VersionSet::create(env.clone(), dir, 5, reaper.clone());
+    vs.write_new_manifest().unwrap();
+    let nf = |n: u64, k: &[u8]| NewFile {
+        number: n,
+        size: 100,
+        smallest: crate::key::make_internal_key(k, 1, ValueKind::Value),
+        largest: crate::key::make_internal_key(k, 1, ValueKind::Value),
+        smallest_seq: 1,
+        largest_seq: 1,
+        num_entries: 1,
+        num_deletions: 0,
+    };
+    // Edit 1 (e.g. a compaction) fails after its fragment header was appended.
+    sw.writes_until_failure.store(1, O::Relaxed);
+    let mut e1 = VersionEdit::default();
+    e1.added.push((1, nf(10, b"a")));
+    assert!(vs.log_and_apply(e1).is_err());
+    sw.fail_writes.store(false, O::Relaxed);
+    sw.writes_until_failure.store(-1, O::Relaxed);
+    // Edit 2 (another background thread) must be refused: the MANIFEST may end in part of a
+    // record, and an edit appended after it would be acted on yet unreadable at recovery.
+    let mut e2 = VersionEdit::default();
+    e2.added.push((0, nf(11, b"b")));
+    e2.log_number = Some(9);
+    assert!(
+        vs.log_and_apply(e2).is_err(),
+        "an edit was appended after a failed one"
+    );
+    drop(vs);
+    // Recovery sees the state before the failed edit.
+    let vs = VersionSet::recover(Env::new(Arc::new(mem.clone())), dir, 5, reaper).expect("recover");
+    assert_eq!(vs.current().files().count(), 0);
+}
+
+/// Regression (found in review): A zeroed fragment header inside a record (a zeroed sector) is taken for block padding
+///    and the reader splices the record's first and last fragments into a wrong record.
+#[test]
+fn zeroed_middle_fragment_is_not_spliced_out() {
+    let _serial = SERIAL.lock();
+    use crate::wal::{LogReader, BLOCK_SIZE};
+    let fs = MemFs::new();
+    let env = Env::new(Arc::new(fs.clone()));
+    let p = Path::new("/log");
+    let mut w = LogWriter::new(env.create(p, IoCategory::Wal).unwrap());
+    let rec: Vec<u8> = (0..BLOCK_SIZE * 2 + 100).map(|i| (i % 251) as u8).collect();
+    w.add_record(&rec).unwrap();
+    w.sync().unwrap();
+    let mut data = fs.read_file_for_test(p);
+    for b in &mut data[BLOCK_SIZE..BLOCK_SIZE + 7] {
+        *b = 0;
+    }
+    let mut r = LogReader::new(&data, p);
+    if let Some(got) = r.next_record() {
+        assert_eq!(
+            got.len(),
+            rec.len(),
+            "reader returned a spliced record of {} bytes",
+            got.len()
+        );
+    }
+}
+
+/// Runs `reader` on a thread that pauses at the test pause point (after it loaded last_seq) while
+/// `meanwhile` runs on this thread.
+fn with_pause<R: Send>(reader: impl FnOnce() -> R + Send, meanwhile: impl FnOnce()) -> R {
+    use std::sync::mpsc::channel;
+    let (paused_tx, paused_rx) = channel::<()>();
+    let (resume_tx, resume_rx) = channel::<()>();
+    *TEST_PAUSE.lock() = Some(Box::new(move || {
+        paused_tx.send(()).unwrap();
+        resume_rx.recv().unwrap();
+    }));
+    std::thread::scope(|s| {
+        let h = s.spawn(reader);
+        paused_rx.recv().unwrap();
+        meanwhile();
+        resume_tx.send(()).unwrap();
+        h.join().unwrap()
+    })
+}
+
+fn race_db() -> Db {
+    let fs = MemFs::new();
+    let mut o = opts(Arc::new(fs));
+    o.disable_auto_compactions = true;
+    let db = Db::open(D, o).unwrap();
+    db.put(b"k", b"v1").unwrap();
+    db.flush().unwrap();
+    db
+}
+
+/// Regression (found in review): Db::get loads last_seq *before* cloning the super version: a compaction that runs in
+///    between drops the version the get's sequence needs. The key was never deleted.
+#[test]
+fn a_get_racing_a_compaction_sees_its_version() {
+    let _serial = SERIAL.lock();
+    let db = race_db();
+    let got = with_pause(
+        || db.get(b"k").unwrap(),
+        || {
+            db.put(b"k", b"v2").unwrap();
+            db.flush().unwrap();
+            db.compact_range(None, None).unwrap();
+        },
+    );
+    assert!(got.is_some(), "get of a never-deleted key returned None");
+}
+
+/// Regression (found in review): Db::snapshot loads last_seq before registering it: a compaction that computes
+///     smallest_snapshot in between drops what the snapshot must see.
+#[test]
+fn a_snapshot_racing_a_compaction_reads_its_version() {
+    let _serial = SERIAL.lock();
+    let db = race_db();
+    let snap = with_pause(
+        || db.snapshot(),
+        || {
+            db.put(b"k", b"v2").unwrap();
+            db.flush().unwrap();
+            db.compact_range(None, None).unwrap();
+        },
+    );
+    // Wherever the snapshot falls, its reads must see the version visible at its sequence.
+    let got = db
+        .get_with(
+            &ReadOptions {
+                snapshot: Some(snap.clone()),
+                ..Default::default()
+            },
+            b"k",
+        )
+        .unwrap();
+    let expected: &[u8] = if snap.sequence() >= 2 { b"v2" } else { b"v1" };
+    assert_eq!(
+        got.as_deref(),
+        Some(expected),
+        "snapshot at {} read a wrong version",
+        snap.sequence()
+    );
+}
