@@ -55,6 +55,8 @@ pub(crate) struct WalState {
     /// synced write is never durable while an earlier acknowledged one is lost.
     /// Each is (WAL number, writer).
     pub(crate) unsynced: Vec<(u64, LogWriter)>,
+    /// The directory entry of the current WAL is durable.
+    pub(crate) dir_synced: bool,
     pub(crate) number: u64,
     pub(crate) mem: Arc<MemTable>,
     /// Bytes written while writes are slowed down and not yet paid for by a delay.

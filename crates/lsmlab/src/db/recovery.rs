@@ -202,6 +202,8 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             mem,
             delay_debt: 0,
             unsynced: Vec::new(),
+            // The directory is synced when the new MANIFEST is installed, after this WAL exists.
+            dir_synced: true,
         }),
         last_seq: AtomicU64::new(last_seq),
         snapshots: Default::default(),

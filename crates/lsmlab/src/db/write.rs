@@ -143,6 +143,10 @@ fn append_to_wal(inner: &DbInner, wal: &mut WalState, record: &[u8], sync: bool)
         return log.flush();
     }
     let t = Instant::now();
+    if !wal.dir_synced {
+        inner.env.fs.sync_dir(&inner.dir)?;
+        wal.dir_synced = true;
+    }
     for (_, old) in wal.unsynced.iter_mut() {
         old.sync()?;
     }
@@ -217,11 +221,9 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
         }
         // Switch to a new WAL and memtable.
         let number = st.versions.new_file_number();
-        // The new WAL's directory entry is made durable before any write to it is acknowledged.
         let new_log = inner
             .env
             .create(&wal_path(&inner.dir, number), IoCategory::Wal)
-            .and_then(|f| inner.env.fs.sync_dir(&inner.dir).map(|_| f))
             .map(LogWriter::new);
         // The old WAL goes to the OS now and is synced by the next `sync` write (or close).
         let synced = match wal.log.as_mut() {
@@ -235,6 +237,8 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
                 return Err(e);
             }
         };
+        // Its directory entry is made durable by the first `sync` write to it, as RocksDB does.
+        wal.dir_synced = false;
         if let Some(old) = wal.log.replace(new_log) {
             wal.unsynced.push((wal.number, old));
         }
