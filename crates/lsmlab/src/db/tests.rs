@@ -206,9 +206,9 @@ fn disable_wal_writes_survive_a_clean_close() {
     );
 }
 
-/// Regression (found in review): A memtable switch creates the new WAL before syncing the old one. If the sync fails (or
-///    the power fails between the two steps), the old WAL keeps a torn tail and is no longer
-///    the newest: reopening reports Corruption (paranoid_checks defaults to true).
+/// Regression (found in review): after a memtable switch the old WAL is no longer the newest;
+/// a power cut that tears its unsynced tail must not make reopening fail, and the synced write
+/// before it must survive.
 #[test]
 fn a_failed_memtable_switch_still_reopens() {
     let _serial = SERIAL.lock();
@@ -237,7 +237,8 @@ fn a_failed_memtable_switch_still_reopens() {
         i += 1;
     }
     sw.fail_syncs.store(true, O::Relaxed);
-    assert!(db.put(b"switch", b"x").is_err()); // switch: new WAL created, old WAL sync fails
+    // The switch: a new WAL is created; the old one is handed to the OS, not synced.
+    let _ = db.put(b"switch", b"x");
     let image = mem.crash_image(|_, unsynced| unsynced / 2);
     drop(db);
     let db = Db::open(D, opts(Arc::new(image)));
