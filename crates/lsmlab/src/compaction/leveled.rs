@@ -12,6 +12,9 @@ use std::sync::Arc;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LeveledPolicy;
 
+/// `max_compaction_bytes` in target files: RocksDB's default of 25 × `target_file_size_base`.
+const MAX_COMPACTION_FILES: u64 = 25;
+
 fn busy(files: &[Arc<FileMeta>]) -> bool {
     files
         .iter()
@@ -55,7 +58,7 @@ impl LeveledPolicy {
 
     /// Picks the table of `level` whose overlap with the next level is smallest relative to its
     /// size (RocksDB's kMinOverlappingRatio): it rewrites the fewest bytes per byte moved down.
-    fn pick_level(&self, v: &Version, level: usize) -> Option<CompactionSpec> {
+    fn pick_level(&self, v: &Version, level: usize, opts: &Options) -> Option<CompactionSpec> {
         let mut best: Option<(f64, Arc<FileMeta>, Vec<Arc<FileMeta>>)> = None;
         for f in &v.levels[level] {
             if f.being_compacted.load(Ordering::Relaxed) {
@@ -72,14 +75,74 @@ impl LeveledPolicy {
             }
         }
         let (_, f, next) = best?;
-        let trivial = next.is_empty();
+        if next.is_empty() {
+            return Some(CompactionSpec {
+                level,
+                output_level: level + 1,
+                inputs: [self.extend_trivial_move(v, level, &f, opts), Vec::new()],
+                trivial_move: true,
+                reason: "level size (move)",
+            });
+        }
         Some(CompactionSpec {
             level,
             output_level: level + 1,
             inputs: [vec![f], next],
-            trivial_move: trivial,
+            trivial_move: false,
             reason: "level size",
         })
+    }
+
+    /// A table that overlaps nothing below moves down without being rewritten; its neighbours
+    /// that lie in the same gap of the next level can move with it for free. Moving them
+    /// together (up to `max_compaction_bytes`, 25 target files, as RocksDB's
+    /// `TryExtendNonL0TrivialMove`) leaves the level further below its target, so the
+    /// compactions into it that follow rewrite less.
+    fn extend_trivial_move(
+        &self,
+        v: &Version,
+        level: usize,
+        f: &Arc<FileMeta>,
+        opts: &Options,
+    ) -> Vec<Arc<FileMeta>> {
+        let max_bytes = opts
+            .target_file_size_base
+            .saturating_mul(MAX_COMPACTION_FILES);
+        let files = &v.levels[level];
+        let Some(pos) = files.iter().position(|g| g.number == f.number) else {
+            return vec![f.clone()];
+        };
+        let (mut lo, mut hi) = (pos, pos);
+        let mut bytes = f.size;
+        let fits = |g: &Arc<FileMeta>, lo_key: &[u8], hi_key: &[u8], bytes: u64| {
+            !g.being_compacted.load(Ordering::Relaxed)
+                && bytes + g.size <= max_bytes
+                && v.overlapping(level + 1, Some(lo_key), Some(hi_key))
+                    .is_empty()
+        };
+        while hi + 1 < files.len()
+            && fits(
+                &files[hi + 1],
+                files[lo].smallest_user(),
+                files[hi + 1].largest_user(),
+                bytes,
+            )
+        {
+            hi += 1;
+            bytes += files[hi].size;
+        }
+        while lo > 0
+            && fits(
+                &files[lo - 1],
+                files[lo - 1].smallest_user(),
+                files[hi].largest_user(),
+                bytes,
+            )
+        {
+            lo -= 1;
+            bytes += files[lo].size;
+        }
+        files[lo..=hi].to_vec()
     }
 }
 
@@ -128,7 +191,7 @@ impl LayoutPolicy for LeveledPolicy {
             if level == 0 {
                 self.pick_level0(v)
             } else {
-                self.pick_level(v, level)
+                self.pick_level(v, level, opts)
             }
         })
     }
