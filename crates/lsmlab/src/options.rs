@@ -156,13 +156,22 @@ fn invalid(option: &str, value: impl fmt::Display, allowed: &str) -> Error {
 }
 
 impl Options {
-    /// How tables written to `level` are built.
+    /// How tables written by a compaction into `level` are built.
     pub fn table_options(&self, level: usize) -> crate::sst::TableOptions {
+        self.table_options_for(i32::try_from(level).unwrap_or(i32::MAX))
+    }
+
+    /// How tables written by a flush are built (a flush counts as level −1 for filters).
+    pub fn flush_table_options(&self) -> crate::sst::TableOptions {
+        self.table_options_for(crate::filter::FLUSH_LEVEL)
+    }
+
+    fn table_options_for(&self, filter_level: i32) -> crate::sst::TableOptions {
         crate::sst::TableOptions {
             block_size: self.block_size,
             block_restart_interval: self.block_restart_interval,
             compression: self.compression,
-            filter: self.filter.policy_for_level(level).map(Arc::from),
+            filter: self.filter.policy_for_level(filter_level).map(Arc::from),
         }
     }
 

@@ -156,6 +156,11 @@ flags! {
     bloom_bits: f64 = -1.0;
     /// Build Ribbon filters instead of Bloom (same Bloom-equivalent bits per key).
     use_ribbon_filter: bool = false;
+    /// With Ribbon: tables written to levels below this one get Bloom; a flush counts as
+    /// level -1, so the default 0 means Bloom for flushes and Ribbon for compaction output;
+    /// -1 means Ribbon everywhere, a large value Bloom everywhere (RocksDB's
+    /// `bloom_before_level`; db_bench has no such flag).
+    bloom_before_level: i32 = 0;
     /// Bytes of user data per data block.
     block_size: usize = 4096;
     /// Bytes of block cache; 0 or negative disables it.
@@ -573,7 +578,7 @@ impl BenchFlags {
                 } else {
                     FilterKind::Bloom
                 },
-                ..FilterOptions::default()
+                bloom_before_level: self.bloom_before_level,
             },
             statistics: self.statistics,
             disable_auto_compactions: self.disable_auto_compactions,
@@ -667,6 +672,15 @@ mod tests {
         assert!(f.statistics && f.histogram && f.use_ribbon_filter);
         assert_eq!(f.options().filter.kind, FilterKind::Ribbon);
         assert_eq!(f.options().filter.bits_per_key, 10.0);
+        assert_eq!(f.options().filter.bloom_before_level, 0);
+        let f = run(&[
+            "--use_ribbon_filter",
+            "--bloom_bits=7.5",
+            "--bloom_before_level=-1",
+        ])
+        .unwrap();
+        assert_eq!(f.options().filter.bloom_before_level, -1);
+        assert_eq!(f.options().filter.bits_per_key, 7.5);
     }
 
     #[test]

@@ -161,7 +161,7 @@ pub(crate) fn write_level0_table(
     }
     let path = table_path(dir, number);
     let file = env.create(&path, cat)?;
-    let mut b = TableBuilder::new(file, path, opts.table_options(0));
+    let mut b = TableBuilder::new(file, path, opts.flush_table_options());
     let (mut lo_seq, mut hi_seq, mut dels) = (u64::MAX, 0, 0);
     mem.for_each(|k, v| {
         if let Some(p) = parse_internal_key(k) {

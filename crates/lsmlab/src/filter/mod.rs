@@ -44,7 +44,8 @@ pub struct FilterOptions {
     /// Bloom or Ribbon. Default: Bloom.
     pub kind: FilterKind,
     /// With `kind = Ribbon`: tables written to levels below this one get Bloom instead (RocksDB's
-    /// `bloom_before_level`; flushes write level 0). −1 = Ribbon everywhere. Default: 0.
+    /// `bloom_before_level`; a flush counts as level −1, so the default 0 means Bloom for
+    /// flushes and Ribbon for every compaction output). −1 = Ribbon everywhere. Default: 0.
     pub bloom_before_level: i32,
 }
 
@@ -57,6 +58,10 @@ impl Default for FilterOptions {
         }
     }
 }
+
+/// The level a flush's output counts as when choosing its filter (RocksDB reports flushes as
+/// level −1 to its filter policies).
+pub const FLUSH_LEVEL: i32 = -1;
 
 impl FilterOptions {
     /// Checks the settings.
@@ -74,13 +79,14 @@ impl FilterOptions {
     ///
     /// With `kind = Ribbon`, levels below `bloom_before_level` get Bloom (they are rewritten
     /// soon, so Bloom's cheaper construction wins there) and the rest Ribbon (long-lived, so its
-    /// memory saving wins); −1 means Ribbon everywhere. Flushes write level 0.
-    pub fn kind_for_level(&self, level: usize) -> Option<FilterKind> {
+    /// memory saving wins); −1 means Ribbon everywhere. As in RocksDB, a flush counts as level
+    /// −1 ([`FLUSH_LEVEL`]): the default 0 gives flushes Bloom and compaction output Ribbon.
+    pub fn kind_for_level(&self, level: i32) -> Option<FilterKind> {
         if self.bits_per_key <= 0.0 || self.bits_per_key.is_nan() {
             return None;
         }
         let ribbon = self.kind == FilterKind::Ribbon
-            && (self.bloom_before_level < 0 || level as i64 >= self.bloom_before_level as i64);
+            && (self.bloom_before_level < 0 || level >= self.bloom_before_level);
         Some(if ribbon {
             FilterKind::Ribbon
         } else {
@@ -89,7 +95,7 @@ impl FilterOptions {
     }
 
     /// The policy for a table written to `level`, or `None` when no filter is built.
-    pub fn policy_for_level(&self, level: usize) -> Option<Box<dyn FilterPolicy>> {
+    pub fn policy_for_level(&self, level: i32) -> Option<Box<dyn FilterPolicy>> {
         match self.kind_for_level(level)? {
             FilterKind::Bloom => Some(Box::new(BloomPolicy::new(self.bits_per_key))),
             FilterKind::Ribbon => Some(Box::new(RibbonPolicy::new(self.bits_per_key))),
@@ -382,9 +388,14 @@ mod tests {
             [Some("bloom"), Some("bloom"), Some("ribbon"), Some("ribbon")]
         );
         o.bloom_before_level = -1;
+        assert_eq!(o.kind_for_level(FLUSH_LEVEL), Some(FilterKind::Ribbon));
         assert_eq!(o.kind_for_level(0), Some(FilterKind::Ribbon));
+        // The default: Bloom for flushes, Ribbon for every compaction output.
         o.bloom_before_level = 0;
+        assert_eq!(o.kind_for_level(FLUSH_LEVEL), Some(FilterKind::Bloom));
         assert_eq!(o.kind_for_level(0), Some(FilterKind::Ribbon));
+        o.bloom_before_level = i32::MAX;
+        assert_eq!(o.kind_for_level(6), Some(FilterKind::Bloom));
     }
 
     #[test]
