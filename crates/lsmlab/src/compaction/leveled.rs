@@ -187,6 +187,16 @@ impl LayoutPolicy for LeveledPolicy {
         let scores = self.level_scores(v, opts);
         let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        // A trivial move writes nothing and leaves its level smaller for the compactions into
+        // it that follow (level 0 into level 1 rewrites all of level 1 it overlaps): do any
+        // that is due before the most urgent rewrite.
+        let moves = order
+            .iter()
+            .filter(|&&l| l > 0)
+            .find_map(|&level| self.pick_level(v, level, opts).filter(|s| s.trivial_move));
+        if moves.is_some() {
+            return moves;
+        }
         order.into_iter().find_map(|level| {
             if level == 0 {
                 self.pick_level0(v)
