@@ -17,6 +17,8 @@ pub enum FileKind {
     Lock,
     /// `NNNNNN.dbtmp`: a temporary file (a CURRENT being replaced).
     Temp,
+    /// `NNNNNN.blob`: a blob file (values separated from their keys).
+    Blob,
 }
 
 /// Path of WAL `n`.
@@ -27,6 +29,11 @@ pub fn wal_path(dir: &Path, n: u64) -> PathBuf {
 /// Path of table `n`.
 pub fn table_path(dir: &Path, n: u64) -> PathBuf {
     dir.join(format!("{n:06}.sst"))
+}
+
+/// Path of blob file `n`.
+pub fn blob_path(dir: &Path, n: u64) -> PathBuf {
+    dir.join(format!("{n:06}.blob"))
 }
 
 /// Path of MANIFEST `n`.
@@ -65,6 +72,7 @@ pub fn parse(name: &str) -> Option<(FileKind, u64)> {
         "log" => FileKind::Wal,
         "sst" => FileKind::Table,
         "dbtmp" => FileKind::Temp,
+        "blob" => FileKind::Blob,
         _ => return None,
     };
     Some((kind, n))
@@ -81,6 +89,7 @@ mod tests {
             (wal_path(d, 7), FileKind::Wal, 7),
             (table_path(d, 1234567), FileKind::Table, 1234567),
             (manifest_path(d, 3), FileKind::Manifest, 3),
+            (blob_path(d, 12), FileKind::Blob, 12),
         ] {
             let name = p.file_name().unwrap().to_str().unwrap();
             assert_eq!(parse(name), Some((k, n)));

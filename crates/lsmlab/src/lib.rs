@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod batch;
+pub mod blob;
 pub mod cache;
 pub mod coding;
 pub mod compaction;

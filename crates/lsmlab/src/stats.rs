@@ -72,10 +72,16 @@ named_enum!(
         StallMicros => "rocksdb.stall.micros",
         /// Bytes read by compactions.
         CompactReadBytes => "rocksdb.compact.read.bytes",
-        /// Bytes written by compactions.
+        /// Bytes written by compactions (tables and blob files).
         CompactWriteBytes => "rocksdb.compact.write.bytes",
-        /// Bytes written by flushes.
+        /// Bytes written by flushes (tables and blob files).
         FlushWriteBytes => "rocksdb.flush.write.bytes",
+        /// Bytes written to blob files (records, headers and footers).
+        BlobFileBytesWritten => "rocksdb.blobdb.blob.file.bytes.written",
+        /// Bytes read from blob files to serve values.
+        BlobFileBytesRead => "rocksdb.blobdb.blob.file.bytes.read",
+        /// Bytes of live blob records that garbage collection rewrote into new blob files.
+        BlobGcBytesRelocated => "rocksdb.blobdb.gc.bytes.relocated",
         /// Bytes written to the WAL.
         WalFileBytes => "rocksdb.wal.bytes",
         /// WAL syncs.

@@ -4,16 +4,17 @@
 //! `being_compacted`, which are marked under the state lock before it is released.
 
 use super::{DbInner, LevelStats, State};
+use crate::blob::BlobFileBuilder;
 use crate::compaction::{run_compaction, CompactionParams, CompactionSpec};
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
 use crate::filename::table_path;
-use crate::key::{parse_internal_key, ValueKind};
+use crate::key::{append_internal_key, parse_internal_key, ValueKind};
 use crate::memtable::MemTable;
 use crate::options::Options;
 use crate::sst::TableBuilder;
-use crate::stats::{HistogramKind, Ticker};
-use crate::version::{NewFile, VersionEdit};
+use crate::stats::{HistogramKind, Statistics, Ticker};
+use crate::version::{NewBlobFile, NewFile, VersionEdit};
 use parking_lot::MutexGuard;
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -83,9 +84,10 @@ fn flush_loop(inner: &DbInner) {
             &inner.env,
             &inner.dir,
             &inner.opts,
+            &inner.stats,
             &imm,
             number,
-            IoCategory::Flush,
+            &mut || inner.state.lock().versions.new_file_number(),
         );
         st = inner.state.lock();
         st.flush_running = false;
@@ -101,12 +103,14 @@ fn flush_loop(inner: &DbInner) {
 fn install_flush(
     inner: &DbInner,
     st: &mut MutexGuard<'_, State>,
-    file: Option<NewFile>,
+    out: FlushOutput,
     started: Instant,
 ) -> Result<()> {
     let mut edit = VersionEdit::default();
-    let written = file.as_ref().map_or(0, |f| f.size);
-    if let Some(f) = file {
+    // As RocksDB, flush bytes count the blob files the flush wrote.
+    let written = out.table.as_ref().map_or(0, |f| f.size) + out.blob_bytes;
+    edit.blob_added = out.blobs;
+    if let Some(f) = out.table {
         edit.added.push((0, f));
     }
     // Once this memtable is in a table, only WALs from the next memtable on are needed.
@@ -147,22 +151,40 @@ pub(crate) fn delete_obsolete_wals(inner: &DbInner, keep_from: u64) {
     }
 }
 
-/// Writes a memtable as table `number`; `None` if it is empty.
+/// What a flush wrote: a table (none for an empty memtable) and the blob files it references.
+pub(crate) struct FlushOutput {
+    pub(crate) table: Option<NewFile>,
+    /// Finished and synced, like the table.
+    pub(crate) blobs: Vec<NewBlobFile>,
+    /// Bytes written to the blob files.
+    pub(crate) blob_bytes: u64,
+}
+
+/// Writes a memtable as table `number`, values of at least `min_blob_size` bytes into blob files
+/// numbered by `new_blob_number` when blob files are enabled.
 pub(crate) fn write_level0_table(
     env: &Env,
     dir: &Path,
     opts: &Options,
+    stats: &Statistics,
     mem: &MemTable,
     number: u64,
-    cat: IoCategory,
-) -> Result<Option<NewFile>> {
+    new_blob_number: &mut dyn FnMut() -> u64,
+) -> Result<FlushOutput> {
+    let mut out = FlushOutput {
+        table: None,
+        blobs: Vec::new(),
+        blob_bytes: 0,
+    };
     if mem.is_empty() {
-        return Ok(None);
+        return Ok(out);
     }
     let path = table_path(dir, number);
-    let file = env.create(&path, cat)?;
+    let file = env.create(&path, IoCategory::Flush)?;
     let mut b = TableBuilder::new(file, path, opts.flush_table_options());
+    let mut blobs = BlobFileBuilder::new(env, dir, opts, stats, IoCategory::Blob);
     let (mut lo_seq, mut hi_seq, mut dels) = (u64::MAX, 0, 0);
+    let mut separated_key = Vec::new();
     mem.for_each(|k, v| {
         if let Some(p) = parse_internal_key(k) {
             lo_seq = lo_seq.min(p.seq);
@@ -170,11 +192,19 @@ pub(crate) fn write_level0_table(
             if p.kind == ValueKind::Deletion {
                 dels += 1;
             }
+            if p.kind == ValueKind::Value && blobs.separates(v.len()) {
+                let index = blobs.add(p.user_key, v, new_blob_number)?;
+                separated_key.clear();
+                append_internal_key(&mut separated_key, p.user_key, p.seq, ValueKind::BlobIndex);
+                return b.add(&separated_key, &index);
+            }
         }
         b.add(k, v)
     })?;
+    // Blob files are finished (synced) first: the table is useless without them.
+    (out.blobs, out.blob_bytes) = blobs.finish()?;
     let s = b.finish()?;
-    Ok(Some(NewFile {
+    out.table = Some(NewFile {
         number,
         size: s.file_size,
         smallest: s.smallest,
@@ -183,7 +213,8 @@ pub(crate) fn write_level0_table(
         largest_seq: hi_seq,
         num_entries: s.properties.num_entries,
         num_deletions: dels,
-    }))
+    });
+    Ok(out)
 }
 
 fn compaction_loop(inner: &DbInner) {

@@ -1,10 +1,12 @@
 //! The user-facing iterator: hides old versions, deletions and writes newer than its sequence.
 
 use super::value::resolve;
+use crate::blob::BlobCache;
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, MergingIterator};
 use crate::key::{lookup_key, parse_internal_key, SequenceNumber, ValueKind};
 use crate::stats::{Statistics, Ticker};
+use crate::version::Version;
 use std::sync::Arc;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -20,6 +22,9 @@ pub struct DbIterator {
     iter: MergingIterator,
     seq: SequenceNumber,
     stats: Arc<Statistics>,
+    blobs: Arc<BlobCache>,
+    /// Keeps the tables and blob files the iterator may read from being deleted.
+    _version: Arc<Version>,
     dir: Direction,
     valid: bool,
     key: Vec<u8>,
@@ -32,11 +37,15 @@ impl DbIterator {
         iter: MergingIterator,
         seq: SequenceNumber,
         stats: Arc<Statistics>,
+        blobs: Arc<BlobCache>,
+        version: Arc<Version>,
     ) -> DbIterator {
         DbIterator {
             iter,
             seq,
             stats,
+            blobs,
+            _version: version,
             dir: Direction::Forward,
             valid: false,
             key: Vec::new(),
@@ -91,7 +100,7 @@ impl DbIterator {
                 match p.kind {
                     ValueKind::Deletion => skip = Some(p.user_key.to_vec()),
                     kind => {
-                        match resolve(kind, self.iter.value()) {
+                        match resolve(kind, p.user_key, self.iter.value(), &self.blobs) {
                             Ok(v) => self.value = v,
                             Err(e) => return self.fail(e),
                         }
@@ -140,7 +149,7 @@ impl DbIterator {
             }
             return;
         }
-        match resolve(kind, &raw) {
+        match resolve(kind, &self.key, &raw, &self.blobs) {
             Ok(v) => {
                 self.value = v;
                 self.valid = true;

@@ -17,6 +17,7 @@ mod write;
 pub use iter::DbIterator;
 pub use snapshot::Snapshot;
 
+use crate::blob::BlobCache;
 use crate::cache::BlockCache;
 use crate::compaction::{LayoutPolicy, LeveledPolicy};
 use crate::env::{Env, FileLock, IoCategory, IoStats};
@@ -99,6 +100,8 @@ pub(crate) struct DbInner {
     pub(crate) env: Env,
     pub(crate) stats: Arc<Statistics>,
     pub(crate) tables: Arc<TableCache>,
+    /// Open blob files.
+    pub(crate) blobs: Arc<BlobCache>,
     /// Deletes tables once no version lists them.
     pub(crate) reaper: Arc<FileReaper>,
     pub(crate) policy: Box<dyn LayoutPolicy>,
@@ -215,7 +218,7 @@ impl Db {
         stats.add(Ticker::NumberKeysRead, 1);
         let result = match found {
             Lookup::Found(kind, raw) => {
-                let v = value::resolve(kind, &raw)?;
+                let v = value::resolve(kind, key, &raw, &inner.blobs)?;
                 stats.add(Ticker::NumberKeysFound, 1);
                 stats.add(Ticker::BytesRead, (key.len() + v.len()) as u64);
                 Some(v)
@@ -259,6 +262,8 @@ impl Db {
             MergingIterator::new(children),
             seq,
             inner.stats.clone(),
+            inner.blobs.clone(),
+            sv.version.clone(),
         ))
     }
 
@@ -458,7 +463,17 @@ impl DbInner {
         self.tables.block_cache()
     }
 
-    pub(crate) fn reaper_for(env: &Env, dir: &Path, tables: &Arc<TableCache>) -> Arc<FileReaper> {
-        FileReaper::new(env.clone(), dir.to_path_buf(), tables.clone())
+    pub(crate) fn reaper_for(
+        env: &Env,
+        dir: &Path,
+        tables: &Arc<TableCache>,
+        blobs: &Arc<BlobCache>,
+    ) -> Arc<FileReaper> {
+        FileReaper::new(
+            env.clone(),
+            dir.to_path_buf(),
+            tables.clone(),
+            blobs.clone(),
+        )
     }
 }

@@ -2,6 +2,7 @@
 
 use super::background::{delete_obsolete_wals, write_level0_table};
 use super::{DbInner, LevelStats, State, SuperVersion, WalState};
+use crate::blob::BlobCache;
 use crate::cache::BlockCache;
 use crate::compaction::LayoutPolicy;
 use crate::env::{Env, IoCategory};
@@ -42,7 +43,12 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         block_cache,
         stats.clone(),
     ));
-    let reaper = DbInner::reaper_for(&env, dir, &tables);
+    let blobs = Arc::new(BlobCache::new(
+        env.clone(),
+        dir.to_path_buf(),
+        stats.clone(),
+    ));
+    let reaper = DbInner::reaper_for(&env, dir, &tables, &blobs);
     let purger = reaper.clone();
     let names = env.fs.list_dir(dir)?;
     let mut versions = if env.fs.exists(&current_path(dir)) {
@@ -63,7 +69,10 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         if let Some(n) = names.iter().find(|n| {
             matches!(
                 filename::parse(n),
-                Some((FileKind::Table | FileKind::Manifest | FileKind::Wal, _))
+                Some((
+                    FileKind::Table | FileKind::Manifest | FileKind::Wal | FileKind::Blob,
+                    _
+                ))
             )
         }) {
             return Err(Error::NotADatabase(format!(
@@ -175,6 +184,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         env,
         stats,
         tables,
+        blobs,
         reaper: purger,
         policy,
         state: Mutex::new(State {
@@ -228,19 +238,27 @@ fn flush_recovered(
     mem: &MemTable,
 ) -> Result<()> {
     let number = versions.new_file_number();
-    if let Some(f) = write_level0_table(env, dir, opts, mem, number, IoCategory::Flush)? {
+    let stats = Statistics::new();
+    let out = write_level0_table(env, dir, opts, &stats, mem, number, &mut || {
+        versions.new_file_number()
+    })?;
+    // Blob files before the table that references them, as in every edit.
+    edit.blob_added.extend(out.blobs);
+    if let Some(f) = out.table {
         edit.added.push((0, f));
     }
     Ok(())
 }
 
-/// Deletes files no version references: tables of interrupted flushes and compactions, old
-/// MANIFESTs and temporary files.
+/// Deletes files no version references: tables and blob files of interrupted flushes and
+/// compactions, old MANIFESTs and temporary files.
 fn remove_orphans(env: &Env, dir: &Path, versions: &VersionSet) -> Result<()> {
-    let live: HashSet<u64> = versions.current().files().map(|(_, f)| f.number).collect();
+    let current = versions.current();
+    let live: HashSet<u64> = current.files().map(|(_, f)| f.number).collect();
     for name in env.fs.list_dir(dir)? {
         let remove = match filename::parse(&name) {
             Some((FileKind::Table, n)) => !live.contains(&n),
+            Some((FileKind::Blob, n)) => !current.blobs.contains_key(&n),
             Some((FileKind::Manifest, n)) => n != versions.manifest_number(),
             Some((FileKind::Temp, _)) => true,
             _ => false,

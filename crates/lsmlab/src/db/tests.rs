@@ -269,7 +269,12 @@ fn after_a_failed_manifest_append_no_edit_is_appended() {
         None,
         Arc::new(Statistics::new()),
     ));
-    let reaper = DbInner::reaper_for(&env, dir, &tables);
+    let blobs = Arc::new(crate::blob::BlobCache::new(
+        env.clone(),
+        dir.into(),
+        Arc::new(Statistics::new()),
+    ));
+    let reaper = DbInner::reaper_for(&env, dir, &tables, &blobs);
     let mut vs = VersionSet::create(env.clone(), dir, 5, reaper.clone());
     vs.write_new_manifest().unwrap();
     let nf = |n: u64, k: &[u8]| NewFile {

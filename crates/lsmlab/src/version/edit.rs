@@ -1,5 +1,6 @@
-//! Version edits: the records of the MANIFEST. Each says which tables appeared and which
-//! disappeared, plus the counters recovery needs.
+//! Version edits: the records of the MANIFEST. Each says which tables and blob files appeared,
+//! which tables disappeared and how much of each blob file became garbage, plus the counters
+//! recovery needs. Tags 1–5 are LevelDB's and read as before; 6 and 7 are the blob tags.
 //!
 //! Encoding: a sequence of `tag: varint` fields; see `docs/formats.md`.
 
@@ -10,6 +11,39 @@ const TAG_NEXT_FILE: u64 = 2;
 const TAG_LAST_SEQUENCE: u64 = 3;
 const TAG_DELETED_FILE: u64 = 4;
 const TAG_NEW_FILE: u64 = 5;
+/// A blob file was written: number, record count, record bytes.
+const TAG_NEW_BLOB_FILE: u64 = 6;
+/// Blob records became garbage: number, record count, record bytes (added to what it had).
+const TAG_BLOB_GARBAGE: u64 = 7;
+
+/// What the MANIFEST records of a blob file when it is added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NewBlobFile {
+    /// File number.
+    pub number: u64,
+    /// Records in the file.
+    pub count: u64,
+    /// Bytes of the records (the file less its header and footer).
+    pub bytes: u64,
+}
+
+impl NewBlobFile {
+    /// Bytes of the whole file.
+    pub fn file_size(&self) -> u64 {
+        self.bytes + crate::blob::HEADER_LEN + crate::blob::FOOTER_LEN
+    }
+}
+
+/// Records of a blob file that no table references any more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BlobGarbage {
+    /// File number.
+    pub number: u64,
+    /// Records that became garbage.
+    pub count: u64,
+    /// Bytes of those records.
+    pub bytes: u64,
+}
 
 /// What the MANIFEST records of a table.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -45,6 +79,10 @@ pub struct VersionEdit {
     pub deleted: Vec<(usize, u64)>,
     /// Tables added: (level, table).
     pub added: Vec<(usize, NewFile)>,
+    /// Blob files added (before any table that references them is).
+    pub blob_added: Vec<NewBlobFile>,
+    /// Garbage added to blob files; a file whose records are all garbage leaves the version.
+    pub blob_garbage: Vec<BlobGarbage>,
 }
 
 impl VersionEdit {
@@ -58,6 +96,18 @@ impl VersionEdit {
         ] {
             if let Some(v) = v {
                 put_varint64(&mut b, tag);
+                put_varint64(&mut b, v);
+            }
+        }
+        for f in &self.blob_added {
+            put_varint64(&mut b, TAG_NEW_BLOB_FILE);
+            for v in [f.number, f.count, f.bytes] {
+                put_varint64(&mut b, v);
+            }
+        }
+        for g in &self.blob_garbage {
+            put_varint64(&mut b, TAG_BLOB_GARBAGE);
+            for v in [g.number, g.count, g.bytes] {
                 put_varint64(&mut b, v);
             }
         }
@@ -124,6 +174,28 @@ impl VersionEdit {
                         },
                     ));
                 }
+                TAG_NEW_BLOB_FILE => {
+                    let mut v = [0u64; 3];
+                    for x in &mut v {
+                        *x = d.varint64().ok_or("bad new-blob-file field")?;
+                    }
+                    e.blob_added.push(NewBlobFile {
+                        number: v[0],
+                        count: v[1],
+                        bytes: v[2],
+                    });
+                }
+                TAG_BLOB_GARBAGE => {
+                    let mut v = [0u64; 3];
+                    for x in &mut v {
+                        *x = d.varint64().ok_or("bad blob-garbage field")?;
+                    }
+                    e.blob_garbage.push(BlobGarbage {
+                        number: v[0],
+                        count: v[1],
+                        bytes: v[2],
+                    });
+                }
                 other => return Err(format!("unknown tag {other}")),
             }
         }
@@ -155,6 +227,16 @@ mod tests {
                     num_deletions: 2,
                 },
             )],
+            blob_added: vec![NewBlobFile {
+                number: 7,
+                count: 3,
+                bytes: 300,
+            }],
+            blob_garbage: vec![BlobGarbage {
+                number: 6,
+                count: 1,
+                bytes: 40,
+            }],
         };
         let enc = e.encode();
         assert_eq!(VersionEdit::decode(&enc).unwrap(), e);
@@ -164,5 +246,18 @@ mod tests {
                 assert_ne!(d, e);
             }
         }
+    }
+
+    #[test]
+    fn edits_without_blob_tags_decode_as_before() {
+        // An edit of a MANIFEST written before blob files existed: tags 1–5 only.
+        let old = VersionEdit {
+            log_number: Some(3),
+            deleted: vec![(0, 4)],
+            ..Default::default()
+        };
+        let d = VersionEdit::decode(&old.encode()).unwrap();
+        assert!(d.blob_added.is_empty() && d.blob_garbage.is_empty());
+        assert_eq!(d, old);
     }
 }

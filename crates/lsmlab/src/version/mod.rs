@@ -7,12 +7,13 @@
 mod edit;
 mod set;
 
-pub use edit::{NewFile, VersionEdit};
+pub use edit::{BlobGarbage, NewBlobFile, NewFile, VersionEdit};
 pub use set::VersionSet;
 
+use crate::blob::BlobCache;
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
-use crate::filename::table_path;
+use crate::filename::{blob_path, table_path};
 use crate::key::{compare_internal, lookup_key, parse_internal_key, user_key, SequenceNumber};
 use crate::memtable::Lookup;
 use crate::sst::TableGet;
@@ -20,12 +21,12 @@ use crate::stats::{Statistics, Ticker};
 use crate::table_cache::TableCache;
 use parking_lot::Mutex;
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
-/// Deletes table files once no version references them.
+/// Deletes table and blob files once no version references them.
 ///
 /// The last reference to a version may be dropped by any thread — a writer publishing a new
 /// memtable, a reader finishing a get — so dropping only queues the file; background threads
@@ -34,29 +35,43 @@ pub struct FileReaper {
     env: Env,
     dir: PathBuf,
     tables: Arc<TableCache>,
+    blobs: Arc<BlobCache>,
     queued: Mutex<Vec<u64>>,
+    queued_blobs: Mutex<Vec<u64>>,
 }
 
 impl FileReaper {
-    /// A reaper for the tables of `dir`.
-    pub fn new(env: Env, dir: PathBuf, tables: Arc<TableCache>) -> Arc<FileReaper> {
+    /// A reaper for the tables and blob files of `dir`.
+    pub fn new(
+        env: Env,
+        dir: PathBuf,
+        tables: Arc<TableCache>,
+        blobs: Arc<BlobCache>,
+    ) -> Arc<FileReaper> {
         Arc::new(FileReaper {
             env,
             dir,
             tables,
+            blobs,
             queued: Mutex::new(Vec::new()),
+            queued_blobs: Mutex::new(Vec::new()),
         })
     }
     fn queue(&self, number: u64) {
         self.queued.lock().push(number);
     }
-    /// Deletes every queued table file.
+    /// Deletes every queued table and blob file.
     pub fn purge(&self) {
         let numbers = std::mem::take(&mut *self.queued.lock());
         for number in numbers {
             self.tables.evict(number);
             // Best effort: a file left behind is an orphan that the next open deletes.
             let _ = self.env.fs.remove_file(&table_path(&self.dir, number));
+        }
+        let numbers = std::mem::take(&mut *self.queued_blobs.lock());
+        for number in numbers {
+            self.blobs.evict(number);
+            let _ = self.env.fs.remove_file(&blob_path(&self.dir, number));
         }
     }
 }
@@ -142,11 +157,52 @@ impl Drop for FileMeta {
     }
 }
 
-/// The tables of each level at one point in time.
+/// A live blob file: shared by every version that lists it; deleted once the last is dropped
+/// after a version dropped it (all its records garbage).
+pub struct BlobFileMeta {
+    /// What the MANIFEST recorded when the file was added.
+    pub file: NewBlobFile,
+    obsolete: AtomicBool,
+    reaper: Arc<FileReaper>,
+}
+
+impl Drop for BlobFileMeta {
+    fn drop(&mut self) {
+        if self.obsolete.load(AtomicOrdering::Relaxed) {
+            self.reaper.queued_blobs.lock().push(self.file.number);
+        }
+    }
+}
+
+/// A blob file as one version sees it: the file plus the garbage recorded so far.
+#[derive(Clone)]
+pub struct BlobFileState {
+    /// The file.
+    pub meta: Arc<BlobFileMeta>,
+    /// Records no table references any more.
+    pub garbage_count: u64,
+    /// Bytes of those records.
+    pub garbage_bytes: u64,
+}
+
+impl BlobFileState {
+    /// Bytes of the whole file.
+    pub fn file_size(&self) -> u64 {
+        self.meta.file.file_size()
+    }
+    /// Bytes of records some table still references.
+    pub fn live_bytes(&self) -> u64 {
+        self.meta.file.bytes.saturating_sub(self.garbage_bytes)
+    }
+}
+
+/// The tables of each level at one point in time, and the blob files they reference.
 #[derive(Clone, Default)]
 pub struct Version {
     /// Level 0 newest first (by largest sequence); other levels by key, disjoint.
     pub levels: Vec<Vec<Arc<FileMeta>>>,
+    /// Blob files by number (so oldest first).
+    pub blobs: BTreeMap<u64, BlobFileState>,
 }
 
 /// Where a get found its key on disk.
@@ -163,6 +219,7 @@ impl Version {
     pub fn empty(n: usize) -> Version {
         Version {
             levels: vec![Vec::new(); n],
+            blobs: BTreeMap::new(),
         }
     }
 
@@ -311,8 +368,32 @@ impl Version {
     }
 
     /// The version after `edit`. Tables the edit removes (and does not re-add elsewhere, as a
-    /// trivial move does) are marked for deletion once unreferenced.
+    /// trivial move does) are marked for deletion once unreferenced, and so are blob files whose
+    /// every record became garbage: each record is referenced by exactly one table entry, and
+    /// garbage is counted when a compaction drops that entry, so no table references them.
     pub fn apply(&self, edit: &VersionEdit, reaper: &Arc<FileReaper>) -> Version {
+        let mut blobs = self.blobs.clone();
+        for f in &edit.blob_added {
+            blobs.entry(f.number).or_insert_with(|| BlobFileState {
+                meta: Arc::new(BlobFileMeta {
+                    file: *f,
+                    obsolete: AtomicBool::new(false),
+                    reaper: reaper.clone(),
+                }),
+                garbage_count: 0,
+                garbage_bytes: 0,
+            });
+        }
+        for g in &edit.blob_garbage {
+            if let Some(b) = blobs.get_mut(&g.number) {
+                b.garbage_count += g.count;
+                b.garbage_bytes += g.bytes;
+                if b.garbage_count >= b.meta.file.count {
+                    b.meta.obsolete.store(true, AtomicOrdering::Relaxed);
+                    blobs.remove(&g.number);
+                }
+            }
+        }
         let mut levels = self.levels.clone();
         while levels.len() < edit.added.iter().map(|(l, _)| l + 1).max().unwrap_or(0) {
             levels.push(Vec::new());
@@ -346,7 +427,7 @@ impl Version {
                 files.sort_by(|a, b| compare_internal(&a.smallest, &b.smallest));
             }
         }
-        Version { levels }
+        Version { levels, blobs }
     }
 
     /// Checks that levels ≥ 1 hold disjoint, ordered tables.

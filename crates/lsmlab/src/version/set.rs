@@ -4,7 +4,7 @@
 //! Each open writes a fresh MANIFEST holding the whole state as one edit and points CURRENT at
 //! it (write a temporary file, sync, rename), so a MANIFEST never grows across many sessions.
 
-use super::{FileReaper, Version, VersionEdit};
+use super::{BlobGarbage, FileReaper, Version, VersionEdit};
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
 use crate::filename::{current_path, manifest_path, temp_path};
@@ -119,6 +119,9 @@ impl VersionSet {
         for (_, f) in version.files() {
             vs.next_file_number = vs.next_file_number.max(f.number + 1);
         }
+        for &n in version.blobs.keys() {
+            vs.next_file_number = vs.next_file_number.max(n + 1);
+        }
         vs.current = Arc::new(version);
         Ok(vs)
     }
@@ -137,6 +140,18 @@ impl VersionSet {
                 .current
                 .files()
                 .map(|(l, f)| (l, f.to_new_file()))
+                .collect(),
+            blob_added: self.current.blobs.values().map(|b| b.meta.file).collect(),
+            blob_garbage: self
+                .current
+                .blobs
+                .values()
+                .filter(|b| b.garbage_count > 0)
+                .map(|b| BlobGarbage {
+                    number: b.meta.file.number,
+                    count: b.garbage_count,
+                    bytes: b.garbage_bytes,
+                })
                 .collect(),
         };
         w.add_record(&snapshot.encode())?;
