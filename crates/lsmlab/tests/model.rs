@@ -97,6 +97,24 @@ fn configure(fs: &MemFs, config: u8) -> Options {
             level0_file_num_compaction_trigger: 1,
             ..base
         },
+        4 => Options {
+            // Key-value separation: values of 0..200 bytes straddle min_blob_size, and small
+            // blob files (the minimum size) make many of them; LZ4 per blob record.
+            enable_blob_files: true,
+            min_blob_size: 100,
+            blob_file_size: 1024,
+            blob_compression_type: Compression::Lz4,
+            ..base
+        },
+        5 => Options {
+            // Every value separated, with garbage collection relocating half the blob files.
+            enable_blob_files: true,
+            min_blob_size: 0,
+            blob_file_size: 1024,
+            enable_blob_garbage_collection: true,
+            blob_garbage_collection_age_cutoff: 0.5,
+            ..base
+        },
         _ => Options {
             // Bloom for flushes and level 1, Ribbon below; 3.5 bits to provoke false positives.
             filter: FilterOptions {
@@ -210,7 +228,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 128, max_shrink_iters: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400), config in 0u8..4) {
+    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400), config in 0u8..6) {
         run(ops, config);
     }
 }

@@ -173,7 +173,9 @@ impl<'a> BlobFileBuilder<'a> {
         }
         if self.current.is_none() {
             let n = new_number();
-            self.current = Some(BlobFileWriter::create(self.env, self.dir, n, self.cat)?);
+            let w = BlobFileWriter::create(self.env, self.dir, n, self.cat)?;
+            self.count(w.file_size());
+            self.current = Some(w);
         }
         let Some(w) = self.current.as_mut() else {
             unreachable!("a blob file was just opened")

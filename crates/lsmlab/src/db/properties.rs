@@ -29,6 +29,9 @@ pub(crate) fn property_int(inner: &DbInner, name: &str) -> Option<u64> {
                 .sum();
             disk + mem
         }
+        "rocksdb.num-blob-files" => version.blobs.len() as u64,
+        "rocksdb.total-blob-file-size" => version.blobs.values().map(|b| b.file_size()).sum(),
+        "rocksdb.live-blob-file-size" => version.blobs.values().map(|b| b.live_bytes()).sum(),
         "rocksdb.estimate-table-readers-mem" => inner.tables.sum(|t| t.memory_usage() as u64),
         "rocksdb.block-cache-usage" => inner.block_cache().map_or(0, |c| c.usage() as u64),
         "rocksdb.block-cache-capacity" => inner.block_cache().map_or(0, |c| c.capacity() as u64),
@@ -59,6 +62,7 @@ pub(crate) fn property(inner: &DbInner, name: &str) -> Option<String> {
         "rocksdb.stats" | "rocksdb.cfstats" => Some(compaction_stats(inner)),
         "rocksdb.levelstats" => Some(level_stats(inner)),
         "rocksdb.sstables" => Some(sstables(inner)),
+        "lsmlab.blob-files" => Some(blob_files(inner)),
         _ => property_int(inner, name).map(|v| v.to_string()),
     }
 }
@@ -90,6 +94,21 @@ fn sstables(inner: &DbInner) -> String {
                 escape(f.largest_user())
             );
         }
+    }
+    s
+}
+
+/// One line per live blob file: its garbage, the figure garbage collection works from.
+fn blob_files(inner: &DbInner) -> String {
+    let v = inner.super_version.read().version.clone();
+    let mut s = String::from("file records bytes garbage_records garbage_bytes\n");
+    for b in v.blobs.values() {
+        let f = &b.meta.file;
+        let _ = writeln!(
+            s,
+            "{} {} {} {} {}",
+            f.number, f.count, f.bytes, b.garbage_count, b.garbage_bytes
+        );
     }
     s
 }

@@ -129,7 +129,11 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
                     "WAL record is not a valid write batch",
                 ));
             };
-            if next_seq.is_some_and(|n| n != seq) {
+            // The first record replayed must follow what the MANIFEST already holds: a later
+            // one means an older WAL lost every record (its whole unsynced content) while a
+            // newer one kept some, and replaying the newer alone would skip those writes.
+            let expected = next_seq.unwrap_or(versions.last_sequence + 1);
+            if seq > expected || (next_seq.is_some() && seq != expected) {
                 gap = true;
                 break;
             }

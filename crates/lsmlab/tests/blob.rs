@@ -1,0 +1,202 @@
+//! Key-value separation: blob files written at flush and compaction, read back by gets,
+//! iterators and snapshots, tracked in the MANIFEST, removed when orphaned or all garbage.
+
+mod common;
+
+use common::*;
+use lsmlab::env::{IoCategory, MemFs};
+use lsmlab::{Db, Error, Options, ReadOptions, Ticker};
+use std::path::PathBuf;
+
+fn blob_options(fs: &MemFs, min_blob_size: u64) -> Options {
+    Options {
+        enable_blob_files: true,
+        min_blob_size,
+        blob_file_size: 4096,
+        ..small_options(fs)
+    }
+}
+
+fn blob_files(fs: &MemFs) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs
+        .files()
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.extension().is_some_and(|e| e == "blob"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn values_from_min_blob_size_go_to_blob_files_and_read_back() {
+    let fs = MemFs::new();
+    let db = Db::open(DIR, blob_options(&fs, 50)).unwrap();
+    for i in 0..200u32 {
+        // Half the values are below min_blob_size (stay inline), half at or above it.
+        db.put(&key(i), &value(i, 1, 40 + (i as usize % 2) * 20))
+            .unwrap();
+    }
+    db.flush().unwrap();
+    assert!(!blob_files(&fs).is_empty());
+    let st = db.statistics();
+    let written = st.ticker(Ticker::BlobFileBytesWritten);
+    let on_disk: u64 = blob_files(&fs)
+        .iter()
+        .map(|p| fs.read_file_for_test(p).len() as u64)
+        .sum();
+    assert_eq!(written, on_disk);
+    assert_eq!(db.io_stats().get(IoCategory::Blob).bytes_written, on_disk);
+    assert!(
+        st.ticker(Ticker::FlushWriteBytes) > on_disk,
+        "flush bytes include blob bytes"
+    );
+    assert_eq!(
+        db.property_int("rocksdb.total-blob-file-size"),
+        Some(on_disk)
+    );
+    // Only the 100 values of 60 bytes were separated: blob bytes are about 100 × 60.
+    let live = db.property_int("rocksdb.live-blob-file-size").unwrap();
+    assert!(
+        (100 * 60..100 * 90).contains(&live),
+        "live blob bytes {live}"
+    );
+    for i in 0..200u32 {
+        let want = value(i, 1, 40 + (i as usize % 2) * 20);
+        assert_eq!(db.get(&key(i)).unwrap(), Some(want));
+    }
+    assert!(st.ticker(Ticker::BlobFileBytesRead) > 0);
+    let n = db.property_int("rocksdb.num-blob-files").unwrap();
+    drop(db);
+    let db = Db::open(DIR, blob_options(&fs, 50)).unwrap();
+    assert_eq!(db.property_int("rocksdb.num-blob-files"), Some(n));
+    let all = scan(&db, &ReadOptions::default());
+    assert_eq!(all.len(), 200);
+    for (i, (k, v)) in all.iter().enumerate() {
+        assert_eq!(k, &key(i as u32));
+        assert_eq!(v, &value(i as u32, 1, 40 + (i % 2) * 20));
+    }
+}
+
+#[test]
+fn blob_files_written_earlier_read_back_with_separation_off() {
+    let fs = MemFs::new();
+    let db = Db::open(DIR, blob_options(&fs, 0)).unwrap();
+    db.put(b"k", &[7u8; 300]).unwrap();
+    db.flush().unwrap();
+    drop(db);
+    let db = Db::open(DIR, small_options(&fs)).unwrap();
+    assert_eq!(db.get(b"k").unwrap(), Some(vec![7u8; 300]));
+    assert_eq!(db.property_int("rocksdb.num-blob-files"), Some(1));
+}
+
+#[test]
+fn snapshots_read_old_values_from_blob_files() {
+    let fs = MemFs::new();
+    let db = Db::open(DIR, blob_options(&fs, 10)).unwrap();
+    db.put(b"k", b"first value, long enough").unwrap();
+    db.flush().unwrap();
+    let snap = db.snapshot();
+    db.put(b"k", b"second value, long enough").unwrap();
+    db.flush().unwrap();
+    db.compact_range(None, None).unwrap();
+    let ro = ReadOptions {
+        snapshot: Some(snap),
+        ..Default::default()
+    };
+    assert_eq!(
+        db.get_with(&ro, b"k").unwrap().as_deref(),
+        Some(&b"first value, long enough"[..])
+    );
+    assert_eq!(
+        db.get(b"k").unwrap().as_deref(),
+        Some(&b"second value, long enough"[..])
+    );
+}
+
+#[test]
+fn orphan_blob_files_are_removed_at_open() {
+    let fs = MemFs::new();
+    let db = Db::open(DIR, blob_options(&fs, 0)).unwrap();
+    db.put(b"k", b"value").unwrap();
+    db.flush().unwrap();
+    drop(db);
+    let live = blob_files(&fs);
+    assert_eq!(live.len(), 1);
+    // A blob file of a flush that crashed before its MANIFEST edit.
+    let orphan = PathBuf::from(DIR).join("999999.blob");
+    {
+        use lsmlab::env::FileSystem;
+        let mut f = fs.create_file(&orphan).unwrap();
+        f.append(b"partial").unwrap();
+        f.sync().unwrap();
+    }
+    let db = Db::open(DIR, blob_options(&fs, 0)).unwrap();
+    assert_eq!(blob_files(&fs), live);
+    assert_eq!(db.get(b"k").unwrap(), Some(b"value".to_vec()));
+}
+
+#[test]
+fn a_flipped_bit_in_a_blob_file_is_corruption_naming_it() {
+    let fs = MemFs::new();
+    let db = Db::open(DIR, blob_options(&fs, 0)).unwrap();
+    for i in 0..20u32 {
+        db.put(&key(i), &value(i, 0, 100)).unwrap();
+    }
+    db.flush().unwrap();
+    let files = blob_files(&fs);
+    assert_eq!(files.len(), 1);
+    // A bit in the middle of the records area (past the 12-byte header).
+    let len = fs.read_file_for_test(&files[0]).len();
+    fs.flip_bit(&files[0], len / 2, 3);
+    let mut corrupt = 0;
+    for i in 0..20u32 {
+        match db.get(&key(i)) {
+            Ok(v) => assert_eq!(v, Some(value(i, 0, 100))),
+            Err(Error::Corruption { file, offset, .. }) => {
+                assert_eq!(file, files[0]);
+                assert!(offset > 0 && (offset as usize) < len);
+                corrupt += 1;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(corrupt, 1);
+    let mut it = db.iter(&ReadOptions::default()).unwrap();
+    it.seek_to_first();
+    while it.valid() {
+        it.next();
+    }
+    assert!(it.status().unwrap_err().is_corruption());
+}
+
+#[test]
+fn blob_options_are_validated_by_name() {
+    let fs = MemFs::new();
+    for (opts, name) in [
+        (
+            Options {
+                blob_file_size: 10,
+                ..blob_options(&fs, 0)
+            },
+            "blob_file_size",
+        ),
+        (
+            Options {
+                blob_garbage_collection_age_cutoff: 1.5,
+                ..blob_options(&fs, 0)
+            },
+            "blob_garbage_collection_age_cutoff",
+        ),
+        (
+            Options {
+                blob_garbage_collection_force_threshold: -0.1,
+                ..blob_options(&fs, 0)
+            },
+            "blob_garbage_collection_force_threshold",
+        ),
+    ] {
+        let e = Db::open(DIR, opts).unwrap_err();
+        assert!(e.to_string().contains(name), "{e}");
+    }
+}
