@@ -200,3 +200,141 @@ fn blob_options_are_validated_by_name() {
         assert!(e.to_string().contains(name), "{e}");
     }
 }
+
+/// (file, records, bytes, garbage records, garbage bytes) of each live blob file.
+fn blob_garbage(db: &Db) -> Vec<[u64; 5]> {
+    db.property("lsmlab.blob-files")
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let v: Vec<u64> = l.split(' ').map(|x| x.parse().unwrap()).collect();
+            [v[0], v[1], v[2], v[3], v[4]]
+        })
+        .collect()
+}
+
+#[test]
+fn compaction_separates_inline_values_of_at_least_min_blob_size() {
+    let fs = MemFs::new();
+    let opts = Options {
+        // Keep the tables in level 0 so that compact_range rewrites them.
+        disable_auto_compactions: true,
+        ..small_options(&fs)
+    };
+    let db = Db::open(DIR, opts).unwrap();
+    for i in 0..50u32 {
+        db.put(&key(i), &value(i, 0, 80)).unwrap();
+    }
+    db.flush().unwrap();
+    drop(db);
+    assert!(blob_files(&fs).is_empty());
+    let db = Db::open(DIR, blob_options(&fs, 50)).unwrap();
+    let before = db.statistics().ticker(Ticker::CompactWriteBytes);
+    db.compact_range(None, None).unwrap();
+    assert!(db.property_int("rocksdb.num-blob-files").unwrap() > 0);
+    let blob_bytes: u64 = blob_files(&fs)
+        .iter()
+        .map(|p| fs.read_file_for_test(p).len() as u64)
+        .sum();
+    let st = db.statistics();
+    assert_eq!(st.ticker(Ticker::BlobFileBytesWritten), blob_bytes);
+    assert!(
+        st.ticker(Ticker::CompactWriteBytes) - before > blob_bytes,
+        "compaction write bytes include the blob files it wrote"
+    );
+    for i in 0..50u32 {
+        assert_eq!(db.get(&key(i)).unwrap(), Some(value(i, 0, 80)));
+    }
+}
+
+#[test]
+fn dropped_blob_indexes_become_garbage_and_all_garbage_files_are_deleted() {
+    let fs = MemFs::new();
+    let db = Db::open(
+        DIR,
+        Options {
+            disable_auto_compactions: true,
+            ..blob_options(&fs, 0)
+        },
+    )
+    .unwrap();
+    for i in 0..20u32 {
+        db.put(&key(i), &value(i, 0, 100)).unwrap();
+    }
+    db.flush().unwrap();
+    let first = blob_files(&fs);
+    assert_eq!(first.len(), 1);
+    let g = blob_garbage(&db);
+    assert_eq!((g[0][1], g[0][3]), (20, 0));
+    // Overwrite half: after compaction half the first file's records are garbage.
+    for i in 0..10u32 {
+        db.put(&key(i), &value(i, 1, 100)).unwrap();
+    }
+    db.compact_range(None, None).unwrap();
+    let g = blob_garbage(&db);
+    let old = g.iter().find(|f| f[0] == g[0][0]).unwrap();
+    assert_eq!(old[3], 10, "garbage records of the first file: {g:?}");
+    assert!(old[4] > 0 && old[4] < old[2]);
+    let total: u64 = db.property_int("rocksdb.total-blob-file-size").unwrap();
+    let live: u64 = db.property_int("rocksdb.live-blob-file-size").unwrap();
+    assert!(live < total);
+    // A snapshot keeps the old versions (and the file) readable.
+    let snap = db.snapshot();
+    for i in 10..20u32 {
+        db.delete(&key(i)).unwrap();
+    }
+    db.compact_range(None, None).unwrap();
+    assert!(first.iter().all(|p| blob_files(&fs).contains(p)));
+    let ro = ReadOptions {
+        snapshot: Some(snap),
+        ..Default::default()
+    };
+    assert_eq!(db.get_with(&ro, &key(15)).unwrap(), Some(value(15, 0, 100)));
+    drop(ro);
+    // With the snapshot gone, the next compaction drops the rest: the file is all garbage.
+    db.put(&key(0), b"x").unwrap();
+    db.compact_range(None, None).unwrap();
+    assert!(
+        first.iter().all(|p| !blob_files(&fs).contains(p)),
+        "an all-garbage blob file is deleted: {:?}",
+        blob_garbage(&db)
+    );
+    for i in 1..10u32 {
+        assert_eq!(db.get(&key(i)).unwrap(), Some(value(i, 1, 100)));
+    }
+    assert_eq!(db.get(&key(15)).unwrap(), None);
+    drop(db);
+    // The garbage was recorded in the MANIFEST: the file stays gone and the rest reads back.
+    let db = Db::open(DIR, blob_options(&fs, 0)).unwrap();
+    assert!(first.iter().all(|p| !blob_files(&fs).contains(p)));
+    assert_eq!(db.get(&key(5)).unwrap(), Some(value(5, 1, 100)));
+}
+
+#[test]
+fn an_open_iterator_keeps_a_deleted_blob_file_readable() {
+    let fs = MemFs::new();
+    let db = Db::open(DIR, blob_options(&fs, 0)).unwrap();
+    for i in 0..10u32 {
+        db.put(&key(i), &value(i, 0, 100)).unwrap();
+    }
+    db.flush().unwrap();
+    let mut it = db.iter(&ReadOptions::default()).unwrap();
+    for i in 0..10u32 {
+        db.delete(&key(i)).unwrap();
+    }
+    db.compact_range(None, None).unwrap();
+    it.seek_to_first();
+    let mut n = 0;
+    while it.valid() {
+        assert_eq!(it.value(), &value(n, 0, 100)[..]);
+        n += 1;
+        it.next();
+    }
+    it.status().unwrap();
+    assert_eq!(n, 10);
+    drop(it);
+    db.put(b"z", b"1").unwrap();
+    db.compact_range(None, None).unwrap();
+    assert_eq!(db.property_int("rocksdb.num-blob-files"), Some(1));
+}

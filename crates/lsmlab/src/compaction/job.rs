@@ -1,7 +1,9 @@
 //! Runs one compaction: merges the input tables, drops what no reader can see, and writes
-//! output tables cut at `target_file_size_base`.
+//! output tables cut at `target_file_size_base` (values go through [`CompactionBlobs`]).
 
+use super::blobs::{BlobOutcome, CompactionBlobs};
 use super::CompactionSpec;
+use crate::blob::BlobCache;
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
 use crate::filename::table_path;
@@ -23,6 +25,8 @@ pub struct CompactionParams<'a> {
     pub version: &'a Version,
     /// Open tables.
     pub tables: &'a Arc<TableCache>,
+    /// Open blob files (read when relocating).
+    pub blobs: &'a BlobCache,
     /// File system and I/O accounting.
     pub env: &'a Env,
     /// Database directory.
@@ -46,8 +50,10 @@ pub struct CompactionOutcome {
     pub outputs: Vec<NewFile>,
     /// Bytes of input tables.
     pub bytes_read: u64,
-    /// Bytes of output tables.
+    /// Bytes of output tables and blob files.
     pub bytes_written: u64,
+    /// Blob files written and blob garbage made.
+    pub blobs: BlobOutcome,
     /// Entries read.
     pub entries_in: u64,
     /// Entries dropped.
@@ -93,6 +99,7 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
     let mut current: Option<Output> = None;
     let mut last_user_key: Option<Vec<u8>> = None;
     let mut last_seq_for_key = MAX_SEQUENCE;
+    let mut blobs = CompactionBlobs::new(p.env, p.dir, p.opts, p.stats, p.blobs, p.version);
     iter.seek_to_first();
     while iter.valid() {
         let ikey = iter.key();
@@ -121,6 +128,7 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
         last_seq_for_key = parsed.seq;
         if drop {
             out.entries_dropped += 1;
+            blobs.dropped(&parsed, iter.value())?;
         } else {
             // Cut only between user keys, so that every version of a key stays in one table and
             // tables of a level have disjoint user-key ranges.
@@ -146,7 +154,8 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
                 });
             }
             if let Some(c) = current.as_mut() {
-                c.builder.add(ikey, iter.value())?;
+                let (k, v) = blobs.kept(&parsed, ikey, iter.value(), p.new_file_number)?;
+                c.builder.add(k, v)?;
                 c.smallest_seq = c.smallest_seq.min(parsed.seq);
                 c.largest_seq = c.largest_seq.max(parsed.seq);
                 if parsed.kind == ValueKind::Deletion {
@@ -163,6 +172,9 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
     if let Some(c) = current.take() {
         finish_output(c, &mut out)?;
     }
+    out.blobs = blobs.finish()?;
+    // As RocksDB counts them: compaction write bytes include the blob files it wrote.
+    out.bytes_written += out.blobs.bytes_written;
     Ok(out)
 }
 

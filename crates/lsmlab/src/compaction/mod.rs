@@ -3,9 +3,11 @@
 //! The engine asks a [`LayoutPolicy`] for work and tells it of every get that hit a table;
 //! leveled compaction ([`LeveledPolicy`]) is one policy, FSLSM another, with no fork of the engine.
 
+mod blobs;
 mod job;
 mod leveled;
 
+pub use blobs::BlobOutcome;
 pub use job::{run_compaction, CompactionOutcome, CompactionParams};
 pub use leveled::LeveledPolicy;
 

@@ -110,6 +110,10 @@ fn install_flush(
     // As RocksDB, flush bytes count the blob files the flush wrote.
     let written = out.table.as_ref().map_or(0, |f| f.size) + out.blob_bytes;
     edit.blob_added = out.blobs;
+    // The MANIFEST's last sequence is the newest write in a table: the first record of the
+    // first WAL still needed follows it, which is how recovery notices an older WAL that lost
+    // every record while a newer one kept some.
+    let flushed_seq = out.table.as_ref().map_or(0, |f| f.largest_seq);
     if let Some(f) = out.table {
         edit.added.push((0, f));
     }
@@ -119,7 +123,7 @@ fn install_flush(
     DbInner::check_bg_error(st)?;
     // New tables' directory entries are durable before the MANIFEST names them.
     inner.env.fs.sync_dir(&inner.dir)?;
-    st.versions.last_sequence = inner.last_seq.load(Ordering::Acquire);
+    st.versions.last_sequence = st.versions.last_sequence.max(flushed_seq);
     st.versions.log_and_apply(edit)?;
     st.imms.pop_front();
     let mem = inner.current_mem();
@@ -272,7 +276,6 @@ fn run_picked(
             edit.added.push((spec.output_level, f.to_new_file()));
         }
         DbInner::check_bg_error(st)?;
-        st.versions.last_sequence = inner.last_seq.load(Ordering::Acquire);
         st.versions.log_and_apply(edit)?;
         let mem = inner.current_mem();
         inner.install_super_version(st, mem);
@@ -293,6 +296,7 @@ fn run_picked(
             spec,
             version: &version,
             tables: &inner.tables,
+            blobs: &inner.blobs,
             env: &inner.env,
             dir: &inner.dir,
             opts: &inner.opts,
@@ -307,12 +311,13 @@ fn run_picked(
     }
     let outcome = outcome?;
     let cpu = thread_cpu_micros().saturating_sub(cpu0);
+    edit.blob_added.clone_from(&outcome.blobs.added);
+    edit.blob_garbage.clone_from(&outcome.blobs.garbage);
     for f in &outcome.outputs {
         edit.added.push((spec.output_level, f.clone()));
     }
     DbInner::check_bg_error(st)?;
     inner.env.fs.sync_dir(&inner.dir)?;
-    st.versions.last_sequence = inner.last_seq.load(Ordering::Acquire);
     st.versions.log_and_apply(edit)?;
     let mem = inner.current_mem();
     inner.install_super_version(st, mem);

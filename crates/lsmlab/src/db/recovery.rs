@@ -129,7 +129,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
                     "WAL record is not a valid write batch",
                 ));
             };
-            // The first record replayed must follow what the MANIFEST already holds: a later
+            // The first record replayed must follow the newest write the tables hold: a later
             // one means an older WAL lost every record (its whole unsynced content) while a
             // newer one kept some, and replaying the newer alone would skip those writes.
             let expected = next_seq.unwrap_or(versions.last_sequence + 1);

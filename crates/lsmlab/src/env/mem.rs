@@ -115,6 +115,10 @@ impl MemFs {
 
 struct MemWritable {
     file: Arc<MemFile>,
+    /// Taken by `sync`, so that a [`MemFs::crash_image`] (which holds it while copying) sees
+    /// each sync wholly before or wholly after: a table synced before the MANIFEST edit that
+    /// names it can never be copied unsynced while the edit is copied synced.
+    state: Arc<Mutex<State>>,
 }
 
 impl WritableFile for MemWritable {
@@ -126,6 +130,7 @@ impl WritableFile for MemWritable {
         Ok(())
     }
     fn sync(&mut self) -> Result<()> {
+        let _image = self.state.lock();
         let n = self.file.data.lock().len();
         *self.file.synced.lock() = n;
         Ok(())
@@ -184,7 +189,10 @@ impl FileSystem for MemFs {
             .lock()
             .files
             .insert(path.to_path_buf(), file.clone());
-        Ok(Box::new(MemWritable { file }))
+        Ok(Box::new(MemWritable {
+            file,
+            state: self.state.clone(),
+        }))
     }
     fn open_random(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
         let st = self.state.lock();

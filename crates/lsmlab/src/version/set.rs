@@ -20,7 +20,9 @@ pub struct VersionSet {
     current: Arc<Version>,
     /// The next file number to hand out.
     pub next_file_number: u64,
-    /// The last sequence number made durable in a table or the WAL.
+    /// The newest sequence number held by a table (flushes advance it; compactions keep it).
+    /// Recovery replays WAL records from the one after it; later writes in WALs lost with a
+    /// crash may have their numbers reused, which is harmless since no file holds them.
     pub last_sequence: u64,
     /// WALs numbered below this hold nothing that is not in a table.
     pub log_number: u64,
