@@ -116,9 +116,11 @@ pub struct Options {
     /// Fraction of blob files, oldest first, whose live values compactions relocate when
     /// garbage collection is on. Default: 0.25 (RocksDB).
     pub blob_garbage_collection_age_cutoff: f64,
-    /// RocksDB: when the garbage of the oldest blob files reaches this fraction, compactions of
-    /// the tables referencing them are forced. Accepted and validated for compatibility; lsmlab
-    /// relocates during the compactions that happen anyway. Default: 1.0 (RocksDB).
+    /// With garbage collection on, when the oldest `blob_garbage_collection_age_cutoff`
+    /// fraction of blob files is at least this fraction garbage, the table referencing the oldest
+    /// of them is compacted even if the tree needs no compaction, so that those files die.
+    /// Lower: less space, more rewriting. Default: 1.0 (RocksDB; never forces, since an
+    /// all-garbage file is deleted anyway).
     pub blob_garbage_collection_force_threshold: f64,
     /// The file system. Default: the operating system's.
     pub fs: Arc<dyn FileSystem>,

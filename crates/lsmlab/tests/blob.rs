@@ -338,3 +338,76 @@ fn an_open_iterator_keeps_a_deleted_blob_file_readable() {
     db.compact_range(None, None).unwrap();
     assert_eq!(db.property_int("rocksdb.num-blob-files"), Some(1));
 }
+/// Bytes of every file of the database.
+fn db_size(fs: &MemFs) -> u64 {
+    fs.files().iter().map(|(_, n)| *n as u64).sum()
+}
+
+/// Overwrites 2,000 hot keys 10 times, with one key written once and never again after every
+/// 100 puts, so that every blob file keeps a few live records among its garbage (without GC a
+/// blob file is deleted only when all of its records are dead). The live data spans many
+/// memtables, as in any real database, so that the versions still waiting in level 0 for
+/// compaction are a small part of it. Returns the database size after a reopen, the live user
+/// bytes and the bytes GC relocated.
+fn overwrite_rounds(gc: bool) -> (u64, u64, u64) {
+    const HOT: u32 = 1000;
+    const ROUNDS: u32 = 10;
+    const COLD_EVERY: u32 = 50;
+    const LEN: usize = 1000;
+    let fs = MemFs::new();
+    let opts = Options {
+        enable_blob_garbage_collection: gc,
+        // RocksDB's default cutoff (the oldest quarter of blob files); compactions are forced
+        // once those files are half garbage (RocksDB's default 1.0 never forces).
+        blob_garbage_collection_age_cutoff: 0.25,
+        blob_garbage_collection_force_threshold: 0.5,
+        max_bytes_for_level_multiplier: 10.0,
+        blob_file_size: 32 << 10,
+        write_buffer_size: 32 << 10,
+        ..blob_options(&fs, 0)
+    };
+    let db = Db::open(DIR, opts.clone()).unwrap();
+    let mut cold = 0u32;
+    for round in 0..ROUNDS {
+        for i in 0..HOT {
+            db.put(&key(i), &value(i, round, LEN)).unwrap();
+            if i % COLD_EVERY == 0 {
+                let k = 100_000 + cold;
+                db.put(&key(k), &value(k, round, LEN)).unwrap();
+                cold += 1;
+            }
+        }
+    }
+    db.wait_for_background_work().unwrap();
+    // Old versions still referenced from upper levels keep their blobs alive in any LSM; one
+    // full compaction drops them, so that what remains measures blob garbage collection.
+    db.compact_range(None, None).unwrap();
+    db.wait_for_background_work().unwrap();
+    for i in (0..HOT).step_by(7) {
+        assert_eq!(db.get(&key(i)).unwrap(), Some(value(i, ROUNDS - 1, LEN)));
+    }
+    let relocated = db.statistics().ticker(Ticker::BlobGcBytesRelocated);
+    drop(db);
+    // Reopening writes a fresh MANIFEST (one record of the whole state), so what is measured is
+    // the data, not the history of edits.
+    Db::open(DIR, opts).unwrap().close().unwrap();
+    let keys = u64::from(HOT + cold);
+    // Live user data: each live key (8 bytes) and its value.
+    (db_size(&fs), keys * (LEN as u64 + 8), relocated)
+}
+
+#[test]
+fn garbage_collection_keeps_space_near_live_data_and_without_it_space_grows() {
+    let (with_gc, live, relocated) = overwrite_rounds(true);
+    assert!(relocated > 0, "GC relocated nothing");
+    assert!(
+        (with_gc as f64) <= 1.5 * live as f64,
+        "with GC: {with_gc} bytes for {live} live"
+    );
+    let (without_gc, _, relocated) = overwrite_rounds(false);
+    assert_eq!(relocated, 0);
+    assert!(
+        without_gc > 3 * live,
+        "without GC: {without_gc} bytes for {live} live"
+    );
+}

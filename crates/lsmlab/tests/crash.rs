@@ -24,10 +24,14 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// Options of the crash tests; `blobs` separates values of 30 bytes or more (half of them).
+/// Options of the crash tests; `blobs` separates values of 30 bytes or more (half of them),
+/// with garbage collection relocating and forcing compactions, so power cuts hit it too.
 fn crash_options(fs: &MemFs, blobs: bool) -> Options {
     Options {
         enable_blob_files: blobs,
+        enable_blob_garbage_collection: blobs,
+        blob_garbage_collection_age_cutoff: 0.5,
+        blob_garbage_collection_force_threshold: 0.2,
         min_blob_size: 30,
         blob_file_size: 1024,
         ..small_options(fs)

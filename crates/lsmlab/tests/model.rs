@@ -107,12 +107,14 @@ fn configure(fs: &MemFs, config: u8) -> Options {
             ..base
         },
         5 => Options {
-            // Every value separated, with garbage collection relocating half the blob files.
+            // Every value separated, with garbage collection relocating the older half of blob files.
             enable_blob_files: true,
             min_blob_size: 0,
             blob_file_size: 1024,
             enable_blob_garbage_collection: true,
             blob_garbage_collection_age_cutoff: 0.5,
+            // Forced GC compactions too, including in-place rewrites of the last level.
+            blob_garbage_collection_force_threshold: 0.2,
             ..base
         },
         _ => Options {

@@ -3,6 +3,7 @@
 //! its record to its file's garbage, and with garbage collection on, live blobs of the oldest
 //! blob files are relocated into new ones.
 
+use super::blob_gc::gc_boundary;
 use crate::blob::{BlobCache, BlobFileBuilder, BlobIndex};
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
@@ -39,20 +40,6 @@ pub struct BlobOutcome {
     pub bytes_written: u64,
     /// Bytes of those written by relocation.
     pub gc_bytes_written: u64,
-}
-
-/// Number of the first blob file garbage collection leaves alone: the oldest `cutoff` fraction
-/// of `version`'s blob files (by number, i.e. by age) lie below it.
-fn gc_boundary(version: &Version, opts: &Options) -> u64 {
-    if !opts.enable_blob_garbage_collection {
-        return 0;
-    }
-    let n = version.blobs.len();
-    let old = (n as f64 * opts.blob_garbage_collection_age_cutoff) as usize;
-    if old == 0 {
-        return 0;
-    }
-    version.blobs.keys().nth(old).copied().unwrap_or(u64::MAX)
 }
 
 impl<'a> CompactionBlobs<'a> {
@@ -99,14 +86,15 @@ impl<'a> CompactionBlobs<'a> {
     }
 
     /// An entry the compaction keeps: the `(key, value)` to write to the output table, which
-    /// differ from the input when the value is separated or relocated.
+    /// differ from the input when the value is separated or relocated, and the blob file the
+    /// written entry references, if any.
     pub(crate) fn kept<'k>(
         &'k mut self,
         p: &ParsedKey<'_>,
         ikey: &'k [u8],
         raw: &'k [u8],
         new_number: &mut dyn FnMut() -> u64,
-    ) -> Result<(&'k [u8], &'k [u8])> {
+    ) -> Result<(&'k [u8], &'k [u8], Option<u64>)> {
         match p.kind {
             ValueKind::Value if self.separated.separates(raw.len()) => {
                 self.value_buf = self.separated.add(p.user_key, raw, new_number)?;
@@ -114,7 +102,7 @@ impl<'a> CompactionBlobs<'a> {
             ValueKind::BlobIndex => {
                 let idx = self.index(raw)?;
                 if idx.file_number >= self.gc_below {
-                    return Ok((ikey, raw));
+                    return Ok((ikey, raw, Some(idx.file_number)));
                 }
                 let value = self.blobs.read(raw, p.user_key, IoCategory::Gc)?;
                 self.value_buf = self.relocated.add(p.user_key, &value, new_number)?;
@@ -124,11 +112,12 @@ impl<'a> CompactionBlobs<'a> {
                     idx.record_len(p.user_key.len()),
                 );
             }
-            _ => return Ok((ikey, raw)),
+            _ => return Ok((ikey, raw, None)),
         }
         self.key_buf.clear();
         append_internal_key(&mut self.key_buf, p.user_key, p.seq, ValueKind::BlobIndex);
-        Ok((&self.key_buf, &self.value_buf))
+        let written = BlobIndex::decode(&self.value_buf).map(|i| i.file_number);
+        Ok((&self.key_buf, &self.value_buf, written))
     }
 
     /// Finishes (and syncs) the blob files written.

@@ -66,6 +66,8 @@ struct Output {
     smallest_seq: u64,
     largest_seq: u64,
     deletions: u64,
+    /// Oldest blob file referenced (`u64::MAX` for none yet).
+    oldest_blob: u64,
 }
 
 /// Merges the inputs of `p.spec` into new tables of `p.spec.output_level`.
@@ -151,11 +153,15 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
                     smallest_seq: MAX_SEQUENCE,
                     largest_seq: 0,
                     deletions: 0,
+                    oldest_blob: u64::MAX,
                 });
             }
             if let Some(c) = current.as_mut() {
-                let (k, v) = blobs.kept(&parsed, ikey, iter.value(), p.new_file_number)?;
+                let (k, v, blob) = blobs.kept(&parsed, ikey, iter.value(), p.new_file_number)?;
                 c.builder.add(k, v)?;
+                if let Some(b) = blob {
+                    c.oldest_blob = c.oldest_blob.min(b);
+                }
                 c.smallest_seq = c.smallest_seq.min(parsed.seq);
                 c.largest_seq = c.largest_seq.max(parsed.seq);
                 if parsed.kind == ValueKind::Deletion {
@@ -190,6 +196,11 @@ fn finish_output(c: Output, out: &mut CompactionOutcome) -> Result<()> {
         largest_seq: c.largest_seq,
         num_entries: summary.properties.num_entries,
         num_deletions: c.deletions,
+        oldest_blob_file: if c.oldest_blob == u64::MAX {
+            0
+        } else {
+            c.oldest_blob
+        },
     });
     Ok(())
 }

@@ -3,10 +3,12 @@
 //! The engine asks a [`LayoutPolicy`] for work and tells it of every get that hit a table;
 //! leveled compaction ([`LeveledPolicy`]) is one policy, FSLSM another, with no fork of the engine.
 
+mod blob_gc;
 mod blobs;
 mod job;
 mod leveled;
 
+pub use blob_gc::pick_blob_gc;
 pub use blobs::BlobOutcome;
 pub use job::{run_compaction, CompactionOutcome, CompactionParams};
 pub use leveled::LeveledPolicy;

@@ -5,7 +5,7 @@
 
 use super::{DbInner, LevelStats, State};
 use crate::blob::BlobFileBuilder;
-use crate::compaction::{run_compaction, CompactionParams, CompactionSpec};
+use crate::compaction::{pick_blob_gc, run_compaction, CompactionParams, CompactionSpec};
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
 use crate::filename::table_path;
@@ -207,6 +207,7 @@ pub(crate) fn write_level0_table(
     })?;
     // Blob files are finished (synced) first: the table is useless without them.
     (out.blobs, out.blob_bytes) = blobs.finish()?;
+    let oldest_blob_file = out.blobs.iter().map(|b| b.number).min().unwrap_or(0);
     let s = b.finish()?;
     out.table = Some(NewFile {
         number,
@@ -217,6 +218,7 @@ pub(crate) fn write_level0_table(
         largest_seq: hi_seq,
         num_entries: s.properties.num_entries,
         num_deletions: dels,
+        oldest_blob_file,
     });
     Ok(out)
 }
@@ -234,9 +236,7 @@ fn compaction_loop(inner: &DbInner) {
         {
             None
         } else {
-            inner
-                .policy
-                .pick_compaction(&st.versions.current(), &inner.opts)
+            pick(inner, &st.versions.current())
         };
         let Some(spec) = spec else {
             inner.bg_cv.wait_for(&mut st, Duration::from_millis(500));
@@ -251,6 +251,14 @@ fn compaction_loop(inner: &DbInner) {
         inner.bg_cv.notify_all();
         MutexGuard::unlocked(&mut st, || inner.reaper.purge());
     }
+}
+
+/// The compaction the layout policy asks for, else one that blob garbage collection forces.
+fn pick(inner: &DbInner, v: &crate::version::Version) -> Option<CompactionSpec> {
+    inner
+        .policy
+        .pick_compaction(v, &inner.opts)
+        .or_else(|| pick_blob_gc(v, &inner.opts))
 }
 
 /// Runs a compaction picked under the state lock; releases the lock while merging.
@@ -410,10 +418,7 @@ pub(crate) fn wait_idle(inner: &DbInner) -> Result<()> {
             || st.compactions_running > 0
             || st.manual_running
             || (!inner.opts.disable_auto_compactions
-                && inner
-                    .policy
-                    .pick_compaction(&st.versions.current(), &inner.opts)
-                    .is_some());
+                && pick(inner, &st.versions.current()).is_some());
         if !busy {
             return Ok(());
         }

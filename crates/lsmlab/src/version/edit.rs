@@ -15,6 +15,9 @@ const TAG_NEW_FILE: u64 = 5;
 const TAG_NEW_BLOB_FILE: u64 = 6;
 /// Blob records became garbage: number, record count, record bytes (added to what it had).
 const TAG_BLOB_GARBAGE: u64 = 7;
+/// The oldest blob file a table references: table number, blob file number. Follows the table's
+/// tag 5 in the same edit; tables without it reference no blob file.
+const TAG_TABLE_OLDEST_BLOB: u64 = 8;
 
 /// What the MANIFEST records of a blob file when it is added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -64,6 +67,8 @@ pub struct NewFile {
     pub num_entries: u64,
     /// Deletion entries in the table.
     pub num_deletions: u64,
+    /// Number of the oldest blob file the table references; 0 for none.
+    pub oldest_blob_file: u64,
 }
 
 /// A change to the set of tables.
@@ -131,6 +136,11 @@ impl VersionEdit {
             }
             put_length_prefixed(&mut b, &f.smallest);
             put_length_prefixed(&mut b, &f.largest);
+            if f.oldest_blob_file != 0 {
+                put_varint64(&mut b, TAG_TABLE_OLDEST_BLOB);
+                put_varint64(&mut b, f.number);
+                put_varint64(&mut b, f.oldest_blob_file);
+            }
         }
         b
     }
@@ -171,8 +181,20 @@ impl VersionEdit {
                             num_deletions: v[5],
                             smallest,
                             largest,
+                            oldest_blob_file: 0,
                         },
                     ));
+                }
+                TAG_TABLE_OLDEST_BLOB => {
+                    let n = d.varint64().ok_or("bad table-oldest-blob number")?;
+                    let blob = d.varint64().ok_or("bad table-oldest-blob file")?;
+                    let f = e
+                        .added
+                        .iter_mut()
+                        .rev()
+                        .find(|(_, f)| f.number == n)
+                        .ok_or("table-oldest-blob names a table the edit does not add")?;
+                    f.1.oldest_blob_file = blob;
                 }
                 TAG_NEW_BLOB_FILE => {
                     let mut v = [0u64; 3];
@@ -225,6 +247,7 @@ mod tests {
                     largest_seq: 7,
                     num_entries: 10,
                     num_deletions: 2,
+                    oldest_blob_file: 7,
                 },
             )],
             blob_added: vec![NewBlobFile {

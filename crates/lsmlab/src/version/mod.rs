@@ -94,6 +94,8 @@ pub struct FileMeta {
     pub num_entries: u64,
     /// Deletion entries.
     pub num_deletions: u64,
+    /// Number of the oldest blob file the table references; 0 for none.
+    pub oldest_blob_file: u64,
     /// A compaction has picked this file.
     pub being_compacted: AtomicBool,
     obsolete: AtomicBool,
@@ -112,6 +114,7 @@ impl FileMeta {
             largest_seq: f.largest_seq,
             num_entries: f.num_entries,
             num_deletions: f.num_deletions,
+            oldest_blob_file: f.oldest_blob_file,
             being_compacted: AtomicBool::new(false),
             obsolete: AtomicBool::new(false),
             reaper,
@@ -128,6 +131,7 @@ impl FileMeta {
             largest_seq: self.largest_seq,
             num_entries: self.num_entries,
             num_deletions: self.num_deletions,
+            oldest_blob_file: self.oldest_blob_file,
         }
     }
     /// Smallest user key.
