@@ -211,14 +211,21 @@ flags! {
     batch_size: usize = 1;
     /// seekrandom: Next() calls after each seek.
     seek_nexts: usize = 0;
-    /// Separate values into blob files (not in the engine's Options yet: only false is accepted).
+    /// Key-value separation: flush and compaction write values of at least --min_blob_size
+    /// bytes to blob files, tables keep a blob index.
     enable_blob_files: bool = false;
     /// Values at least this large go to blob files (with --enable_blob_files).
     min_blob_size: u64 = 0;
     /// Size of a blob file (with --enable_blob_files).
     blob_file_size: u64 = 256 << 20;
+    /// Compression of each value in a blob file: none, lz4, zstd.
+    blob_compression_type: String = "none".to_string();
     /// Garbage-collect blob files during compaction (with --enable_blob_files).
     enable_blob_garbage_collection: bool = false;
+    /// Fraction of blob files, oldest first, whose live values compactions relocate.
+    blob_garbage_collection_age_cutoff: f64 = 0.25;
+    /// Garbage fraction of those oldest blob files that forces compactions (1.0: never).
+    blob_garbage_collection_force_threshold: f64 = 1.0;
     /// lsmlab: write every figure of the run to this JSON file.
     json: String = String::new();
 }
@@ -259,9 +266,6 @@ pub const REFUSED: &[&str] = &[
     "stats_interval_seconds",
     "stats_per_interval",
     "stats_dump_period_sec",
-    "blob_garbage_collection_age_cutoff",
-    "blob_garbage_collection_force_threshold",
-    "blob_compression_type",
     "blob_file_starting_level",
     "use_blob_cache",
     "enable_pipelined_write",
@@ -475,6 +479,16 @@ impl BenchFlags {
         })
     }
 
+    /// The compression of `--blob_compression_type`.
+    pub fn blob_compression(&self) -> CliResult<Compression> {
+        Compression::parse(&self.blob_compression_type).map_err(|_| {
+            CliError::new(format!(
+                "--blob_compression_type: invalid value {:?}: allowed none, lz4, zstd (lsmlab has no snappy, zlib, bzip2)",
+                self.blob_compression_type
+            ))
+        })
+    }
+
     /// Checks every value and the values against each other.
     pub fn validate(&self) -> CliResult<()> {
         self.benchmark_list()?;
@@ -536,12 +550,7 @@ impl BenchFlags {
             self.batch_size.to_string(),
             "must be at least 1",
         )?;
-        check(
-            !self.enable_blob_files,
-            "enable_blob_files",
-            "true".into(),
-            "not supported yet: the engine's Options have no blob-file settings",
-        )?;
+        self.blob_compression()?;
         check(
             !(self.sync && self.disable_wal),
             "sync",
@@ -582,6 +591,13 @@ impl BenchFlags {
             },
             statistics: self.statistics,
             disable_auto_compactions: self.disable_auto_compactions,
+            enable_blob_files: self.enable_blob_files,
+            min_blob_size: self.min_blob_size,
+            blob_file_size: self.blob_file_size,
+            blob_compression_type: self.blob_compression().unwrap_or_default(),
+            enable_blob_garbage_collection: self.enable_blob_garbage_collection,
+            blob_garbage_collection_age_cutoff: self.blob_garbage_collection_age_cutoff,
+            blob_garbage_collection_force_threshold: self.blob_garbage_collection_force_threshold,
             ..Options::default()
         }
     }
@@ -705,12 +721,45 @@ mod tests {
     fn unsupported_flags_are_refused_by_name() {
         let e = run(&["--use_direct_reads=true"]).unwrap_err().0;
         assert!(e.starts_with("--use_direct_reads: a db_bench flag lsmlab does not support"));
-        let e = run(&["--enable_blob_files=true"]).unwrap_err().0;
+        let e = run(&["--use_blob_cache=true"]).unwrap_err().0;
+        assert!(e.starts_with("--use_blob_cache: a db_bench flag lsmlab does not support"));
+    }
+
+    #[test]
+    fn blob_flags_reach_the_options_and_bad_values_name_the_flag() {
+        let f = run(&[
+            "--enable_blob_files=true",
+            "--min_blob_size=4096",
+            "--blob_file_size=1048576",
+            "--blob_compression_type=lz4",
+            "--enable_blob_garbage_collection=true",
+            "--blob_garbage_collection_age_cutoff=0.5",
+            "--blob_garbage_collection_force_threshold=0.8",
+        ])
+        .unwrap();
+        let o = f.options();
+        assert!(o.enable_blob_files && o.enable_blob_garbage_collection);
+        assert_eq!((o.min_blob_size, o.blob_file_size), (4096, 1 << 20));
+        assert_eq!(o.blob_compression_type, Compression::Lz4);
+        assert_eq!(o.blob_garbage_collection_age_cutoff, 0.5);
+        assert_eq!(o.blob_garbage_collection_force_threshold, 0.8);
+        // db_bench's defaults.
+        let d = BenchFlags::default().options();
+        assert!(!d.enable_blob_files && !d.enable_blob_garbage_collection);
+        assert_eq!((d.min_blob_size, d.blob_file_size), (0, 256 << 20));
+        assert_eq!(d.blob_garbage_collection_age_cutoff, 0.25);
+        assert_eq!(d.blob_garbage_collection_force_threshold, 1.0);
+        let e = run(&["--blob_compression_type=snappy"]).unwrap_err().0;
+        assert!(e.starts_with("--blob_compression_type") && e.contains("none, lz4, zstd"));
+        let e = run(&["--blob_garbage_collection_age_cutoff=2"])
+            .unwrap_err()
+            .0;
         assert!(
-            e.starts_with("--enable_blob_files: invalid value true"),
+            e.starts_with("--blob_garbage_collection_age_cutoff: invalid value 2"),
             "{e}"
         );
-        assert!(run(&["--enable_blob_files=false"]).is_ok());
+        let e = run(&["--blob_file_size=10"]).unwrap_err().0;
+        assert!(e.starts_with("--blob_file_size: invalid value 10"), "{e}");
     }
 
     #[test]

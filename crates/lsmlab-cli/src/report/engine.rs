@@ -193,7 +193,10 @@ impl LsmFigures {
             .map(|&c| dio(c).bytes_written)
             .sum();
         let wal_bytes = or(d(Ticker::WalFileBytes), dio(IoCategory::Wal).bytes_written);
-        let device = flush_bytes + compaction_write_bytes + blob_gc_floatup_bytes;
+        // As in RocksDB, the flush and compaction tickers include the blob-file bytes they wrote
+        // (separation and GC relocation); only float-up bytes come on top, so each byte written
+        // counts once.
+        let device = flush_bytes + compaction_write_bytes + dio(IoCategory::FloatUp).bytes_written;
         let user_read_disk_bytes = or(
             d(Ticker::GetReadBytes),
             dio(IoCategory::UserRead).bytes_read,
@@ -283,7 +286,7 @@ impl LsmFigures {
         let _ = writeln!(s, "-- lsmlab: {title} --");
         let _ = writeln!(
             s,
-            "lsmlab write_amp            : {} (WAL-inclusive {}; user {}, flush {}, compaction {}, blob+gc+float-up {}, WAL {})",
+            "lsmlab write_amp            : {} (WAL-inclusive {}; user {}, flush {}, compaction {}, blob+gc+float-up {} (blob and gc are within flush and compaction), WAL {})",
             opt(self.write_amp, 3),
             opt(self.write_amp_with_wal, 3),
             mb(self.user_bytes_written),

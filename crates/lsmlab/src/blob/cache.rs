@@ -46,6 +46,7 @@ impl BlobCache {
         })?;
         let (value, n) = self.reader(idx.file_number)?.get(&idx, user_key, cat)?;
         self.stats.add(Ticker::BlobFileBytesRead, n);
+
         Ok(value)
     }
 
