@@ -30,8 +30,13 @@ pub(crate) fn property_int(inner: &DbInner, name: &str) -> Option<u64> {
             disk + mem
         }
         "rocksdb.num-blob-files" => version.blobs.len() as u64,
-        "rocksdb.total-blob-file-size" => version.blobs.values().map(|b| b.file_size()).sum(),
-        "rocksdb.live-blob-file-size" => version.blobs.values().map(|b| b.live_bytes()).sum(),
+        // As RocksDB: total counts the blob files of every version still held (by readers too),
+        // live those of the current version; garbage is what no table references any more.
+        "rocksdb.total-blob-file-size" => inner.reaper.blob_file_bytes(),
+        "rocksdb.live-blob-file-size" => version.blobs.values().map(|b| b.file_size()).sum(),
+        "rocksdb.live-blob-file-garbage-size" => {
+            version.blobs.values().map(|b| b.garbage_bytes).sum()
+        }
         "rocksdb.estimate-table-readers-mem" => inner.tables.sum(|t| t.memory_usage() as u64),
         "rocksdb.block-cache-usage" => inner.block_cache().map_or(0, |c| c.usage() as u64),
         "rocksdb.block-cache-capacity" => inner.block_cache().map_or(0, |c| c.capacity() as u64),

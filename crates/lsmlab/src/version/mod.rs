@@ -23,7 +23,7 @@ use parking_lot::Mutex;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 /// Deletes table and blob files once no version references them.
@@ -38,6 +38,8 @@ pub struct FileReaper {
     blobs: Arc<BlobCache>,
     queued: Mutex<Vec<u64>>,
     queued_blobs: Mutex<Vec<u64>>,
+    /// Bytes of the blob files some version still lists (RocksDB's total-blob-file-size).
+    blob_bytes: AtomicU64,
 }
 
 impl FileReaper {
@@ -55,7 +57,12 @@ impl FileReaper {
             blobs,
             queued: Mutex::new(Vec::new()),
             queued_blobs: Mutex::new(Vec::new()),
+            blob_bytes: AtomicU64::new(0),
         })
+    }
+    /// Bytes of every blob file that any version (current or held by a reader) lists.
+    pub fn blob_file_bytes(&self) -> u64 {
+        self.blob_bytes.load(AtomicOrdering::Relaxed)
     }
     fn queue(&self, number: u64) {
         self.queued.lock().push(number);
@@ -172,6 +179,9 @@ pub struct BlobFileMeta {
 
 impl Drop for BlobFileMeta {
     fn drop(&mut self) {
+        self.reaper
+            .blob_bytes
+            .fetch_sub(self.file.file_size(), AtomicOrdering::Relaxed);
         if self.obsolete.load(AtomicOrdering::Relaxed) {
             self.reaper.queued_blobs.lock().push(self.file.number);
         }
@@ -378,14 +388,19 @@ impl Version {
     pub fn apply(&self, edit: &VersionEdit, reaper: &Arc<FileReaper>) -> Version {
         let mut blobs = self.blobs.clone();
         for f in &edit.blob_added {
-            blobs.entry(f.number).or_insert_with(|| BlobFileState {
-                meta: Arc::new(BlobFileMeta {
-                    file: *f,
-                    obsolete: AtomicBool::new(false),
-                    reaper: reaper.clone(),
-                }),
-                garbage_count: 0,
-                garbage_bytes: 0,
+            blobs.entry(f.number).or_insert_with(|| {
+                reaper
+                    .blob_bytes
+                    .fetch_add(f.file_size(), AtomicOrdering::Relaxed);
+                BlobFileState {
+                    meta: Arc::new(BlobFileMeta {
+                        file: *f,
+                        obsolete: AtomicBool::new(false),
+                        reaper: reaper.clone(),
+                    }),
+                    garbage_count: 0,
+                    garbage_bytes: 0,
+                }
             });
         }
         for g in &edit.blob_garbage {
