@@ -91,7 +91,10 @@ impl BlobIndex {
     /// Bytes of the whole record this index names, for a key of `key_len` bytes: what garbage
     /// accounting counts when the record dies.
     pub fn record_len(&self, key_len: usize) -> u64 {
-        RECORD_HEADER_LEN + key_len as u64 + self.size
+        // Saturating: a damaged index must not overflow (it fails at the read that uses it).
+        RECORD_HEADER_LEN
+            .saturating_add(key_len as u64)
+            .saturating_add(self.size)
     }
 }
 

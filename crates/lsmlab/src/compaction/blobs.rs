@@ -73,7 +73,7 @@ impl<'a> CompactionBlobs<'a> {
     fn add_garbage(&mut self, idx: &BlobIndex, key_len: usize) {
         let g = self.garbage.entry(idx.file_number).or_default();
         g.0 += 1;
-        g.1 += idx.record_len(key_len);
+        g.1 = g.1.saturating_add(idx.record_len(key_len));
     }
 
     /// An entry the compaction drops: a blob index makes its record garbage.

@@ -33,7 +33,8 @@ pub struct NewBlobFile {
 impl NewBlobFile {
     /// Bytes of the whole file.
     pub fn file_size(&self) -> u64 {
-        self.bytes + crate::blob::HEADER_LEN + crate::blob::FOOTER_LEN
+        self.bytes
+            .saturating_add(crate::blob::HEADER_LEN + crate::blob::FOOTER_LEN)
     }
 }
 

@@ -405,8 +405,8 @@ impl Version {
         }
         for g in &edit.blob_garbage {
             if let Some(b) = blobs.get_mut(&g.number) {
-                b.garbage_count += g.count;
-                b.garbage_bytes += g.bytes;
+                b.garbage_count = b.garbage_count.saturating_add(g.count);
+                b.garbage_bytes = b.garbage_bytes.saturating_add(g.bytes);
                 if b.garbage_count >= b.meta.file.count {
                     b.meta.obsolete.store(true, AtomicOrdering::Relaxed);
                     blobs.remove(&g.number);
