@@ -296,9 +296,10 @@ impl FilterPolicy for RibbonPolicy {
 }
 
 /// A row being banded: its leading slot, coefficients from there, and result bits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Row {
-    slot: usize,
     c: u128,
+    slot: usize,
     r: u32,
 }
 
@@ -317,10 +318,8 @@ struct Banding {
     layout: Layout,
     coeff: Vec<u128>,
     result: Vec<u32>,
-    /// The remixed hashes of the current seed, grouped by start block.
-    sorted: Vec<u64>,
-    /// Scratch: remixed hashes in input order.
-    remixed: Vec<u64>,
+    /// The rows of the current seed, grouped by start block.
+    rows: Vec<Row>,
     /// Scratch: keys per start block, then each block's next write position.
     bucket: Vec<usize>,
     /// Rows were added since the arrays were zeroed (a fresh band needs no clearing).
@@ -333,8 +332,7 @@ impl Banding {
             layout,
             coeff: vec![0; layout.num_slots()],
             result: vec![0; layout.num_slots()],
-            sorted: Vec::new(),
-            remixed: Vec::new(),
+            rows: Vec::new(),
             bucket: Vec::new(),
             dirty: false,
         }
@@ -342,9 +340,11 @@ impl Banding {
 
     /// Adds every key with this seed; false if the system became unsolvable.
     ///
-    /// Keys are first grouped by start block (a counting sort, two linear passes): banding in
-    /// that order walks the band front to back, so the rows it reduces against are in L1
-    /// instead of a cache miss away. The result does not depend on the order.
+    /// Keys are first grouped by start block (a counting sort, two linear passes) and turned
+    /// into rows on the way: banding in that order walks the band front to back, so the rows
+    /// it reduces against are in L1 instead of a cache miss away. Whether the system is
+    /// solvable does not depend on the order (nor, measured, does the number of elimination
+    /// steps: 6.86 per key at 100k keys whether sorted by slot or by block).
     fn add_all(&mut self, hashes: &[u64], seed: u32) -> bool {
         if self.dirty {
             self.coeff.fill(0);
@@ -355,10 +355,8 @@ impl Banding {
         let num_starts = layout.num_starts();
         self.bucket.clear();
         self.bucket.resize(layout.num_blocks + 1, 0);
-        self.remixed.clear();
         for &h in hashes {
             let x = remix(h, seed);
-            self.remixed.push(x);
             if let Some(count) = self.bucket.get_mut(start_of(x, num_starts) / WIDTH + 1) {
                 *count += 1;
             }
@@ -366,26 +364,29 @@ impl Banding {
         for b in 1..self.bucket.len() {
             self.bucket[b] += self.bucket[b - 1];
         }
-        self.sorted.clear();
-        self.sorted.resize(hashes.len(), 0);
-        for &x in &self.remixed {
-            if let Some(pos) = self.bucket.get_mut(start_of(x, num_starts) / WIDTH) {
-                if let Some(slot) = self.sorted.get_mut(*pos) {
-                    *slot = x;
+        self.rows.clear();
+        self.rows.resize(hashes.len(), Row::default());
+        for &h in hashes {
+            // Remixing again costs less than a buffer of remixed hashes (seed 0 is free).
+            let row = self.row_of(remix(h, seed), num_starts);
+            if let Some(pos) = self.bucket.get_mut(row.slot / WIDTH) {
+                if let Some(dst) = self.rows.get_mut(*pos) {
+                    *dst = row;
                 }
                 *pos += 1;
             }
         }
-        let sorted = std::mem::take(&mut self.sorted);
+        let rows = std::mem::take(&mut self.rows);
         // Two lanes band the front and the back half of the band in lock step. A row's
         // reduction is a chain of dependent loads, XORs and shifts; two independent chains
-        // keep the core twice as busy. Any interleaving of single steps is a valid
-        // elimination (stored rows never change), so the lanes need no coordination.
+        // keep the core busier. Any interleaving of single steps is a valid elimination (stored
+        // rows never change), so the lanes need no coordination. (Branch-free lanes, which
+        // write every visited slot back to avoid the per-key mispredicted exit, measured 1.6×
+        // slower: the next row revisits those slots and its loads wait on the stores.)
         let half = self.bucket.get(layout.num_blocks / 2).copied().unwrap_or(0);
-        let mid = half.min(sorted.len());
-        let (front, back) = sorted.split_at(mid);
-        let ok = self.add_two_lanes(front, back, num_starts);
-        self.sorted = sorted;
+        let (front, back) = rows.split_at(half.min(rows.len()));
+        let ok = self.add_two_lanes(front, back);
+        self.rows = rows;
         ok
     }
 
@@ -403,28 +404,25 @@ impl Banding {
     }
 
     /// Bands the rows of `a` and of `b`, one step of each in turn.
-    fn add_two_lanes(&mut self, a: &[u64], b: &[u64], num_starts: u64) -> bool {
+    fn add_two_lanes(&mut self, a: &[Row], b: &[Row]) -> bool {
         let (mut a, mut b) = (a.iter(), b.iter());
-        let mut la = a.next().map(|&x| self.row_of(x, num_starts));
-        let mut lb = b.next().map(|&x| self.row_of(x, num_starts));
+        let mut la = a.next().copied();
+        let mut lb = b.next().copied();
         while let (Some(ra), Some(rb)) = (la.as_mut(), lb.as_mut()) {
             match self.step(ra) {
                 Step::More => {}
-                Step::Placed => la = a.next().map(|&x| self.row_of(x, num_starts)),
+                Step::Placed => la = a.next().copied(),
                 Step::Conflict => return false,
             }
             match self.step(rb) {
                 Step::More => {}
-                Step::Placed => lb = b.next().map(|&x| self.row_of(x, num_starts)),
+                Step::Placed => lb = b.next().copied(),
                 Step::Conflict => return false,
             }
         }
         // One lane ran dry: finish the other alone.
         for (lane, rest) in [(la, a), (lb, b)] {
-            let rows = lane
-                .into_iter()
-                .chain(rest.map(|&x| self.row_of(x, num_starts)))
-                .collect::<Vec<_>>();
+            let rows = lane.into_iter().chain(rest.copied()).collect::<Vec<_>>();
             for mut row in rows {
                 loop {
                     match self.step(&mut row) {
@@ -528,18 +526,56 @@ fn back_substitute_impl(coeff: &[u128], result: &[u32], layout: Layout, words: &
         ) else {
             return;
         };
-        for (&c, &r) in rows.iter().zip(results).rev() {
-            for (j, w) in window[..cols].iter_mut().enumerate() {
-                let shifted = *w << 1;
-                let bit = ((r >> j) ^ parity(shifted & c)) & 1;
-                *w = shifted | bit as u128;
-            }
-        }
+        solve_block(cols, rows, results, &mut window);
         let off = layout.word_offset(block);
         if let Some(dst) = words.get_mut(off..off + cols) {
             dst.copy_from_slice(&window[..cols]);
         }
     }
+}
+
+/// [`solve_block_with`] for the block's column count, a constant in each instance: the
+/// windows then live in registers instead of an array walked per slot.
+#[inline(always)]
+fn solve_block(
+    cols: usize,
+    rows: &[u128],
+    results: &[u32],
+    window: &mut [u128; MAX_COLUMNS as usize],
+) {
+    macro_rules! dispatch {
+        ($($n:literal)*) => {
+            match cols {
+                $($n => solve_block_with::<$n>(rows, results, window),)*
+                _ => {}
+            }
+        };
+    }
+    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+}
+
+/// Moves the windows of the first `C` columns down through one block (`rows`, `results`: its
+/// 128 slots), from its last slot to its first.
+///
+/// `parity((w << 1) & c)` is computed as `parity(w & (c >> 1))`: the same bits (slot `k + 1`'s
+/// bit against coefficient `k + 1`), but the shift of `c` is shared by all columns and the
+/// shift of `w` leaves each column's dependency chain.
+#[inline(always)]
+fn solve_block_with<const C: usize>(
+    rows: &[u128],
+    results: &[u32],
+    window: &mut [u128; MAX_COLUMNS as usize],
+) {
+    let mut w = [0u128; C];
+    w.copy_from_slice(&window[..C]);
+    for (&c, &r) in rows.iter().zip(results).rev() {
+        let c1 = c >> 1;
+        for (j, wj) in w.iter_mut().enumerate() {
+            let bit = ((r >> j) ^ parity(*wj & c1)) & 1;
+            *wj = (*wj << 1) | bit as u128;
+        }
+    }
+    window[..C].copy_from_slice(&w);
 }
 
 /// A parsed Ribbon block.
@@ -797,5 +833,46 @@ mod tests {
             "worst one-seed failure rate below 20k keys: {}% at {}",
             worst.0, worst.1
         );
+    }
+}
+
+#[cfg(test)]
+mod experiment {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn steps_by_order() {
+        let p = RibbonPolicy::new(10.0);
+        for n in [100_000usize] {
+            let keys: Vec<u64> = (0..n as u64).map(|i| remix(i, 77)).collect();
+            let layout = p.layout(n);
+            let ns = layout.num_starts();
+            for shift in [0u32, 1, 2, 3, 4, 5, 7, 20] {
+                let mut ks = keys.clone();
+                ks.sort_by_key(|&x| start_of(x, ns) >> shift);
+                let mut coeff = vec![0u128; layout.num_slots()];
+                let mut steps = 0u64;
+                for &x in &ks {
+                    let mut slot = start_of(x, ns);
+                    let mut c = coeff_of(x);
+                    loop {
+                        steps += 1;
+                        let e = coeff[slot];
+                        if e == 0 {
+                            coeff[slot] = c;
+                            break;
+                        }
+                        c ^= e;
+                        if c == 0 {
+                            break;
+                        }
+                        let tz = c.trailing_zeros();
+                        slot += tz as usize;
+                        c >>= tz;
+                    }
+                }
+                println!("shift {shift}: {:.2} steps/key", steps as f64 / n as f64);
+            }
+        }
     }
 }
