@@ -354,6 +354,19 @@ enum Step {
 /// than branchy ones: the next row revisits those slots and its loads wait on the stores.
 const LANES: usize = 2;
 
+/// The row of a remixed hash: start slot, coefficients, and the result bits of the start
+/// block's columns (the others must be 0, so that a duplicate or dependent row with different
+/// unused bits is no conflict).
+#[inline(always)]
+fn row_for(layout: Layout, x: u64, num_starts: u64) -> Row {
+    let start = start_of(x, num_starts);
+    Row {
+        slot: start,
+        c: coeff_of(x),
+        r: fingerprint_of(x) & column_mask(layout.columns(start / WIDTH)),
+    }
+}
+
 /// The band under construction: per slot, the stored row (0 = empty) and its result bits.
 struct Banding {
     layout: Layout,
@@ -406,34 +419,35 @@ impl Banding {
             self.bucket[b] += self.bucket[b - 1];
         }
         self.rows.clear();
-        self.rows.resize(hashes.len(), Row::default());
+        self.rows.reserve(hashes.len());
+        // Written straight into the spare capacity: zero-filling 32 bytes per key first (what
+        // `resize` does) costs as much as the scatter itself.
+        let spare = &mut self.rows.spare_capacity_mut()[..hashes.len()];
+        let mut written = 0;
         for &h in hashes {
             // Remixing again costs less than a buffer of remixed hashes (seed 0 is free).
-            let row = self.row_of(remix(h, seed), num_starts);
+            let row = row_for(layout, remix(h, seed), num_starts);
             if let Some(pos) = self.bucket.get_mut(row.slot / WIDTH) {
-                if let Some(dst) = self.rows.get_mut(*pos) {
-                    *dst = row;
+                if let Some(dst) = spare.get_mut(*pos) {
+                    dst.write(row);
+                    written += 1;
                 }
                 *pos += 1;
             }
+        }
+        if written == hashes.len() {
+            // SAFETY: the positions are a permutation of 0..len (each block's range starts at
+            // the count of the blocks before it and takes exactly its own count, both passes
+            // computing the same block per hash), so every one of the `written == len` writes
+            // went to a distinct element of the first `len`: all are initialised.
+            unsafe { self.rows.set_len(hashes.len()) };
+        } else {
+            return false;
         }
         let rows = std::mem::take(&mut self.rows);
         let ok = self.add_lanes(&rows);
         self.rows = rows;
         ok
-    }
-
-    /// The row of a remixed hash: start slot, coefficients, and the result bits of the start
-    /// block's columns (the others must be 0, so that a duplicate or dependent row with
-    /// different unused bits is no conflict).
-    #[inline(always)]
-    fn row_of(&self, x: u64, num_starts: u64) -> Row {
-        let start = start_of(x, num_starts);
-        Row {
-            slot: start,
-            c: coeff_of(x),
-            r: fingerprint_of(x) & column_mask(self.layout.columns(start / WIDTH)),
-        }
     }
 
     /// Bands `rows` split in [`LANES`] contiguous lanes, one step of each lane in turn.
@@ -1200,7 +1214,7 @@ mod tests {
             let mut keys = keys.clone();
             keys.sort_by_key(|&h| start_of(h, num_starts));
             for &h in &keys {
-                let mut row = band.row_of(h, num_starts);
+                let mut row = row_for(layout, h, num_starts);
                 loop {
                     steps += 1;
                     match band.step(&mut row) {
