@@ -29,8 +29,9 @@
 //! # Bloom-equivalent bits per key
 //! As in RocksDB, `bits_per_key` names the Bloom filter whose FPR Ribbon should match: the target
 //! is [`cache_local_fpr`](super::bloom::cache_local_fpr) of that many bits with the chosen probe
-//! count, and Ribbon spends only what that FPR needs (about 70 % of Bloom's bytes at 10 bits per
-//! key). Block format and measurements: `docs/filters.md`.
+//! count, and Ribbon spends what that FPR needs plus spare slack that makes construction
+//! cheaper, within 72 % of Bloom's bytes ([`SPARE_SLACK_BYTES_SHARE`]). Block format and
+//! measurements: `docs/filters.md`.
 
 use super::bloom::BloomPolicy;
 use super::{put_trailer_header, FilterPolicy, KIND_RIBBON};
