@@ -1,0 +1,85 @@
+//! Construction and query ns/key of the Bloom and Ribbon filters, best of several rounds: on a
+//! shared machine the minimum is steadier than criterion's median, which other jobs inflate.
+//!
+//! ```text
+//! cargo bench -p lsmlab --bench filter_times -- [bpk,bpk,..] [calls per round]
+//! ```
+//!
+//! 100,000 keys (xxh3 of `key{i:012}`, as in `benches/filters.rs`), absent keys the next
+//! 100,000. Prints, per bits per key: build ns/key of each filter and their ratio, bits per key
+//! used, and query ns/key for present and absent keys.
+
+use lsmlab::filter::bloom::BloomPolicy;
+use lsmlab::filter::ribbon::RibbonPolicy;
+use lsmlab::filter::{key_hash, FilterPolicy, FilterReader};
+use std::hint::black_box;
+use std::time::Instant;
+
+const NUM_KEYS: u64 = 100_000;
+/// Rounds per measurement; the fastest counts.
+const ROUNDS: usize = 7;
+
+fn hashes(range: std::ops::Range<u64>) -> Vec<u64> {
+    range
+        .map(|i| key_hash(format!("key{i:012}").as_bytes()))
+        .collect()
+}
+
+/// Best ns per key over [`ROUNDS`] rounds of `iters` calls of `f` (each over `NUM_KEYS` keys).
+fn best_ns_per_key(iters: usize, mut f: impl FnMut()) -> f64 {
+    (0..ROUNDS)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            t.elapsed().as_nanos() as f64 / iters as f64 / NUM_KEYS as f64
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn main() {
+    // Cargo passes `--bench`; the rest are ours.
+    let mut args = std::env::args().skip(1).filter(|a| !a.starts_with('-'));
+    let bpks: Vec<f64> = args
+        .next()
+        .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
+        .unwrap_or_else(|| vec![5.0, 10.0, 15.0, 20.0]);
+    let iters: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(20);
+    let keys = hashes(0..NUM_KEYS);
+    let absent = hashes(NUM_KEYS..2 * NUM_KEYS);
+    println!("bpk  filter  build ns/key  ratio  bits/key  query present  query absent");
+    for bpk in bpks {
+        let policies: [(&str, Box<dyn FilterPolicy>); 2] = [
+            ("bloom", Box::new(BloomPolicy::new(bpk))),
+            ("ribbon", Box::new(RibbonPolicy::new(bpk))),
+        ];
+        let mut bloom_build = f64::NAN;
+        for (name, policy) in &policies {
+            let build = best_ns_per_key(iters, || {
+                black_box(policy.build(black_box(&keys)));
+            });
+            if *name == "bloom" {
+                bloom_build = build;
+            }
+            let block = policy.build(&keys);
+            let bits = block.len() as f64 * 8.0 / keys.len() as f64;
+            let reader = FilterReader::open(block).expect("own block");
+            let query = |set: &[u64]| {
+                best_ns_per_key(iters, || {
+                    black_box(
+                        set.iter()
+                            .filter(|&&h| reader.may_match(black_box(h)))
+                            .count(),
+                    );
+                })
+            };
+            println!(
+                "{bpk:>3}  {name:<6}  {build:>12.2}  {:>5.2}  {bits:>8.3}  {:>13.2}  {:>12.2}",
+                build / bloom_build,
+                query(&keys),
+                query(&absent)
+            );
+        }
+    }
+}
