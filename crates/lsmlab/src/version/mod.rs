@@ -85,43 +85,26 @@ impl FileReaper {
 
 /// A live table as versions see it.
 pub struct FileMeta {
-    /// File number.
-    pub number: u64,
-    /// Bytes of the file.
-    pub size: u64,
-    /// Smallest internal key.
-    pub smallest: Vec<u8>,
-    /// Largest internal key.
-    pub largest: Vec<u8>,
-    /// Smallest sequence number held.
-    pub smallest_seq: u64,
-    /// Largest sequence number held.
-    pub largest_seq: u64,
-    /// Entries.
-    pub num_entries: u64,
-    /// Deletion entries.
-    pub num_deletions: u64,
-    /// Number of the oldest blob file the table references; 0 for none.
-    pub oldest_blob_file: u64,
+    /// What the MANIFEST records of the table (fields read through `Deref`).
+    record: NewFile,
     /// A compaction has picked this file.
     pub being_compacted: AtomicBool,
     obsolete: AtomicBool,
     reaper: Arc<FileReaper>,
 }
 
+impl std::ops::Deref for FileMeta {
+    type Target = NewFile;
+    fn deref(&self) -> &NewFile {
+        &self.record
+    }
+}
+
 impl FileMeta {
     /// The live form of a MANIFEST record.
-    pub fn new(f: NewFile, reaper: Arc<FileReaper>) -> FileMeta {
+    pub fn new(record: NewFile, reaper: Arc<FileReaper>) -> FileMeta {
         FileMeta {
-            number: f.number,
-            size: f.size,
-            smallest: f.smallest,
-            largest: f.largest,
-            smallest_seq: f.smallest_seq,
-            largest_seq: f.largest_seq,
-            num_entries: f.num_entries,
-            num_deletions: f.num_deletions,
-            oldest_blob_file: f.oldest_blob_file,
+            record,
             being_compacted: AtomicBool::new(false),
             obsolete: AtomicBool::new(false),
             reaper,
@@ -129,17 +112,7 @@ impl FileMeta {
     }
     /// The MANIFEST record of this table.
     pub fn to_new_file(&self) -> NewFile {
-        NewFile {
-            number: self.number,
-            size: self.size,
-            smallest: self.smallest.clone(),
-            largest: self.largest.clone(),
-            smallest_seq: self.smallest_seq,
-            largest_seq: self.largest_seq,
-            num_entries: self.num_entries,
-            num_deletions: self.num_deletions,
-            oldest_blob_file: self.oldest_blob_file,
-        }
+        self.record.clone()
     }
     /// Smallest user key.
     pub fn smallest_user(&self) -> &[u8] {
