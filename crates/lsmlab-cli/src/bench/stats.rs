@@ -63,6 +63,15 @@ pub struct ThreadStats {
 }
 
 impl ThreadStats {
+    /// Adds a read benchmark's totals: `read` reads of which `found` found their key, returning
+    /// `bytes` of key + value (counted for MB/s and for the lsmlab block).
+    pub fn add_reads(&mut self, read: u64, found: u64, bytes: u64) {
+        self.reads += read;
+        self.found += found;
+        self.bytes += bytes;
+        self.client_bytes_returned += bytes;
+    }
+
     /// Fresh counters; `progress` prints db_bench's "... finished N ops" on stderr.
     pub fn new(progress: bool) -> ThreadStats {
         let now = Instant::now();

@@ -118,10 +118,7 @@ pub fn read_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
         }
         t.stats.finished_ops(1, OpType::Read);
     }
-    t.stats.reads += read;
-    t.stats.found += found;
-    t.stats.bytes += bytes;
-    t.stats.client_bytes_returned += bytes;
+    t.stats.add_reads(read, found, bytes);
     t.stats.message = format!("({found} of {read} found)\n");
     Ok(())
 }
@@ -149,10 +146,7 @@ fn read_scan(sh: &Shared<'_>, t: &mut ThreadState, reverse: bool) -> CliResult<(
         }
     }
     it.status().map_err(|e| engine("iterator error", e))?;
-    t.stats.reads += i;
-    t.stats.found += i;
-    t.stats.bytes += bytes;
-    t.stats.client_bytes_returned += bytes;
+    t.stats.add_reads(i, i, bytes);
     Ok(())
 }
 
@@ -193,10 +187,7 @@ pub fn seek_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
         it.status().map_err(|e| engine("iterator error", e))?;
         t.stats.finished_ops(1, OpType::Seek);
     }
-    t.stats.reads += read;
-    t.stats.found += found;
-    t.stats.bytes += bytes;
-    t.stats.client_bytes_returned += bytes;
+    t.stats.add_reads(read, found, bytes);
     t.stats.message = format!("({found} of {read} found)\n");
     Ok(())
 }
