@@ -56,12 +56,17 @@ impl MemTable {
 
     /// The newest version of `key` with sequence ≤ `seq`.
     pub fn get(&self, key: &[u8], seq: SequenceNumber) -> Lookup {
-        let look = InternalKey(lookup_key(key, seq));
-        let Some(e) = self.map.lower_bound(Bound::Included(&look)) else {
+        self.get_lookup(&InternalKey(lookup_key(key, seq)))
+    }
+
+    /// The newest version at or before `lookup`, a [`lookup_key`]: a get builds it once for
+    /// every memtable and the tables.
+    pub fn get_lookup(&self, lookup: &InternalKey) -> Lookup {
+        let Some(e) = self.map.lower_bound(Bound::Included(lookup)) else {
             return Lookup::Absent;
         };
         match parse_internal_key(&e.key().0) {
-            Some(p) if p.user_key == key => match p.kind {
+            Some(p) if p.user_key == user_key(&lookup.0) => match p.kind {
                 ValueKind::Deletion => Lookup::Deleted,
                 k => Lookup::Found(k, e.value().clone()),
             },

@@ -2,7 +2,7 @@
 //! background flush and compaction threads.
 //!
 //! Locks, always taken in this order: `wal` (held by the group-commit leader) → `state`.
-//! Readers take neither: they clone the current [`SuperVersion`] under a short read lock.
+//! Readers take neither: they clone the current `SuperVersion` under a short read lock.
 
 mod background;
 mod iter;
@@ -23,7 +23,7 @@ use crate::compaction::{LayoutPolicy, LeveledPolicy};
 use crate::env::{Env, FileLock, IoCategory, IoStats};
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
-use crate::key::SequenceNumber;
+use crate::key::{lookup_key, InternalKey, SequenceNumber};
 use crate::memtable::{Lookup, MemTable, MemTableIter};
 use crate::options::{Options, ReadOptions, WriteOptions};
 use crate::stats::{HistogramKind, Statistics, Ticker};
@@ -199,9 +199,10 @@ impl Db {
             Some(s) => s.sequence(),
             None => inner.last_seq.load(Ordering::Acquire),
         };
+        let lookup = InternalKey(lookup_key(key, seq));
         let mut found = Lookup::Absent;
         for mem in std::iter::once(&sv.mem).chain(sv.imms.iter()) {
-            found = mem.get(key, seq);
+            found = mem.get_lookup(&lookup);
             if found != Lookup::Absent {
                 break;
             }
@@ -209,7 +210,7 @@ impl Db {
         let stats = &inner.stats;
         if found == Lookup::Absent {
             stats.add(Ticker::MemtableMiss, 1);
-            let (f, hit) = sv.version.get(&inner.tables, stats, key, seq)?;
+            let (f, hit) = sv.version.get(&inner.tables, stats, &lookup.0)?;
             inner.policy.on_get(hit);
             found = f;
         } else {

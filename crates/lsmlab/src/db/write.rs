@@ -74,7 +74,7 @@ pub(crate) fn write(inner: &DbInner, opts: &WriteOptions, batch: WriteBatch) -> 
         group.push(w.clone());
     }
     drop(q);
-    let result = commit_group(inner, &group);
+    let result = commit_group(inner, &group, bytes);
     let mut q = inner.queue.lock();
     for w in &group {
         q.pop_front();
@@ -91,12 +91,9 @@ pub(crate) fn write(inner: &DbInner, opts: &WriteOptions, batch: WriteBatch) -> 
     result
 }
 
-fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
+/// Commits a group whose batches hold `bytes` encoded bytes.
+fn commit_group(inner: &DbInner, group: &[Arc<Writer>], bytes: usize) -> Result<()> {
     let mut wal = inner.wal.lock();
-    let bytes: usize = group
-        .iter()
-        .map(|w| w.batch.lock().as_ref().map_or(0, |b| b.approximate_size()))
-        .sum();
     delay_write(inner, &mut wal, bytes as u64);
     make_room_for_write(inner, &mut wal, false)?;
     let mut batch = group[0].batch.lock().take().unwrap_or_default();

@@ -14,7 +14,7 @@ use crate::blob::BlobCache;
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
 use crate::filename::{blob_path, table_path};
-use crate::key::{compare_internal, lookup_key, parse_internal_key, user_key, SequenceNumber};
+use crate::key::{compare_internal, parse_internal_key, user_key, SequenceNumber};
 use crate::memtable::Lookup;
 use crate::sst::TableGet;
 use crate::stats::{Statistics, Ticker};
@@ -272,15 +272,16 @@ impl Version {
         }
     }
 
-    /// The newest version of `key` visible at `seq` in the tables, counting every table probed.
+    /// The newest version of a user key visible at a sequence in the tables, for its
+    /// [`lookup_key`](crate::key::lookup_key) (built once by the caller for the memtables and the tables), counting every
+    /// table probed.
     pub fn get(
         &self,
         tables: &TableCache,
         stats: &Statistics,
-        key: &[u8],
-        seq: SequenceNumber,
+        lookup: &[u8],
     ) -> Result<(Lookup, Option<HitLocation>)> {
-        let lookup = lookup_key(key, seq);
+        let key = user_key(lookup);
         let mut checked = 0u64;
         // Level 0 tables may overlap and, once FSLSM floats tables up, their sequence ranges may
         // interleave: keep the newest hit and skip tables that cannot hold anything newer.
@@ -294,7 +295,7 @@ impl Version {
             }
             checked += 1;
             if let TableGet::Found { ikey, value } =
-                tables.get(f.number)?.get(&lookup, IoCategory::UserRead)?
+                tables.get(f.number)?.get(lookup, IoCategory::UserRead)?
             {
                 let s = parse_internal_key(&ikey).map(|p| p.seq).unwrap_or(0);
                 if best.as_ref().is_none_or(|b| s > b.0) {
@@ -312,7 +313,7 @@ impl Version {
                 };
                 checked += 1;
                 if let TableGet::Found { ikey, value } =
-                    tables.get(f.number)?.get(&lookup, IoCategory::UserRead)?
+                    tables.get(f.number)?.get(lookup, IoCategory::UserRead)?
                 {
                     hit = Some((
                         ikey,
