@@ -5,18 +5,25 @@
 # Prints a Markdown table: fillrandom ops/sec, write amplification ((flush + compaction bytes
 # written, blobs included) / (key + value bytes)), readrandomwriterandom ops/sec and Get P99 (µs).
 #
-#   scripts/blob-sweep.sh [--sizes "1024 4096 16384"] [--bytes 1073741824] [--out DIR]
+#   scripts/blob-sweep.sh [--sizes "1024 4096 16384"] [--bytes 1073741824] [--flags "EXTRA"] [--out DIR]
+#
+# --flags adds db_bench flags to every run, e.g. a tree scaled down with the data: seed 002 wrote
+# 500,000 values (8 GB at 16 KB) into db_bench's default tree; 1 GB into a tree 1/8 that size,
+#   --flags "--write_buffer_size=8388608 --target_file_size_base=8388608 --max_bytes_for_level_base=33554432"
+# has the same number of levels, and so the same write amplification, as the seed's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes="1024 4096 16384"
 bytes=1073741824
 out=target/blob-sweep
+extra_flags=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) sizes=$2; shift 2 ;;
     --bytes) bytes=$2; shift 2 ;;
+    --flags) extra_flags=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    *) echo "blob-sweep.sh: unknown argument $1 (allowed: --sizes \"LIST\", --bytes N, --out DIR)" >&2; exit 2 ;;
+    *) echo "blob-sweep.sh: unknown argument $1 (allowed: --sizes \"LIST\", --bytes N, --flags \"FLAGS\", --out DIR)" >&2; exit 2 ;;
   esac
 done
 cargo build --release -q -p lsmlab-cli
@@ -39,6 +46,8 @@ for size in $sizes; do
     flags=(--benchmarks=fillrandom,readrandomwriterandom --readwritepercent=95 --reads=$((num / 5))
            --num=$num --key_size=16 --value_size=$size --compression_type=none --compression_ratio=1
            --statistics --histogram --seed=1 "${extra[@]}")
+    # shellcheck disable=SC2206  # word splitting of --flags is intended
+    flags+=($extra_flags)
     for engine in lsmlab rocksdb; do
       f="$out/$engine-$mode-$size.txt"
       rm -rf "$out/db"
