@@ -86,6 +86,14 @@ pub struct Options {
     /// Keys between restart points in a data block (prefix compression restarts there).
     /// Default: 16.
     pub block_restart_interval: usize,
+    /// Tables and blob files ask the operating system to start writing back every this many
+    /// bytes written (Linux `sync_file_range`), instead of leaving all of it to the fsync that
+    /// ends each flush and compaction: the device works while the file is still being
+    /// written, and the final fsync waits on less. The WAL is never hinted (its writer would
+    /// pay the system call). 0 turns it off. Default: 0 (RocksDB). RocksDB's tuning guide
+    /// suggests 1 MiB; with 16 KB values it made lsmlab's fill 22–27 % faster on this
+    /// project's test machine (docs/performance.md).
+    pub bytes_per_sync: u64,
     /// Compression of table blocks. Default: none.
     pub compression: Compression,
     /// Capacity of the block cache in bytes; 0 disables it. Default: 8 MiB (RocksDB 7.8).
@@ -138,6 +146,7 @@ impl Default for Options {
             level0_slowdown_writes_trigger: 20,
             level0_stop_writes_trigger: 36,
             delayed_write_rate: 16 << 20,
+            bytes_per_sync: 0,
             soft_pending_compaction_bytes_limit: 64 << 30,
             hard_pending_compaction_bytes_limit: 256 << 30,
             max_bytes_for_level_base: 256 << 20,

@@ -184,6 +184,8 @@ flags! {
     /// Bytes per second writes may go while level 0 is over the slowdown trigger (db_bench's
     /// default, 8 MiB/s, is half the engine's).
     delayed_write_rate: u64 = 8 << 20;
+    /// Table and blob files start their writeback every this many bytes (0 = off).
+    bytes_per_sync: u64 = 0;
     /// Number of levels.
     num_levels: usize = 7;
     /// Background flush and compaction threads.
@@ -250,7 +252,6 @@ pub const REFUSED: &[&str] = &[
     "pin_l0_filter_and_index_blocks_in_cache",
     "partition_index_and_filters",
     "optimize_filters_for_hits",
-    "bytes_per_sync",
     "wal_bytes_per_sync",
     "benchmark_write_rate_limit",
     "benchmark_read_rate_limit",
@@ -571,6 +572,7 @@ impl BenchFlags {
             level0_slowdown_writes_trigger: self.level0_slowdown_writes_trigger,
             level0_stop_writes_trigger: self.level0_stop_writes_trigger,
             delayed_write_rate: self.delayed_write_rate,
+            bytes_per_sync: self.bytes_per_sync,
             max_bytes_for_level_base: self.max_bytes_for_level_base,
             max_bytes_for_level_multiplier: self.max_bytes_for_level_multiplier,
             target_file_size_base: self.target_file_size_base,

@@ -23,7 +23,8 @@ use std::sync::Arc;
 
 pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> Result<DbInner> {
     opts.validate()?;
-    let env = Env::new(opts.fs.clone());
+    let mut env = Env::new(opts.fs.clone());
+    env.bytes_per_sync = opts.bytes_per_sync;
     if let Ok(meta) = std::fs::metadata(dir) {
         if !meta.is_dir() && env.fs.exists(dir) {
             return Err(Error::NotADatabase(format!(

@@ -82,6 +82,13 @@ impl WritableFile for FaultWritable {
     fn len(&self) -> u64 {
         self.inner.len()
     }
+    fn start_writeback(&mut self) -> Result<()> {
+        // It hands buffered bytes to the OS, as `flush` does, so a failing write fails it too.
+        if self.switch.fail_writes.load(Ordering::Relaxed) {
+            return Err(injected("write", &self.path));
+        }
+        self.inner.start_writeback()
+    }
 }
 
 impl FileSystem for FaultFs {

@@ -32,6 +32,12 @@ pub trait WritableFile: Send {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Hands buffered bytes to the operating system and asks it to start writing back what it
+    /// holds of this file, without waiting (`bytes_per_sync`). A hint: only `sync` makes bytes
+    /// durable. The default does nothing.
+    fn start_writeback(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// A file read at arbitrary offsets, shared between threads.
@@ -198,6 +204,9 @@ pub struct Env {
     pub fs: Arc<dyn FileSystem>,
     /// Counters per category.
     pub io: Arc<IoStats>,
+    /// Files created for tables and blob files start their writeback every this many bytes
+    /// (`Options::bytes_per_sync`); 0 = never.
+    pub bytes_per_sync: u64,
 }
 
 impl Env {
@@ -206,15 +215,26 @@ impl Env {
         Env {
             fs,
             io: Arc::new(IoStats::default()),
+            bytes_per_sync: 0,
         }
     }
 
     /// Creates a file whose writes count under `cat`.
+    ///
+    /// Tables and blob files start their writeback every [`Env::bytes_per_sync`] bytes; the
+    /// WAL and the MANIFEST never do: their writer waits on every write, and a hint there would
+    /// only add a system call to its path.
     pub fn create(&self, path: &Path, cat: IoCategory) -> Result<CountedWritable> {
+        let writeback_every = match cat {
+            IoCategory::Wal | IoCategory::Manifest => 0,
+            _ => self.bytes_per_sync,
+        };
         Ok(CountedWritable {
             inner: self.fs.create_file(path)?,
             io: self.io.clone(),
             cat,
+            writeback_every,
+            not_hinted: 0,
         })
     }
 
@@ -239,6 +259,10 @@ pub struct CountedWritable {
     inner: Box<dyn WritableFile>,
     io: Arc<IoStats>,
     cat: IoCategory,
+    /// Start writeback every this many bytes (0 = never).
+    writeback_every: u64,
+    /// Bytes appended since writeback was last started.
+    not_hinted: u64,
 }
 
 impl CountedWritable {
@@ -247,6 +271,13 @@ impl CountedWritable {
         let off = self.inner.len();
         self.inner.append(data)?;
         self.io.record_write(self.cat, off, data.len() as u64);
+        if self.writeback_every > 0 {
+            self.not_hinted += data.len() as u64;
+            if self.not_hinted >= self.writeback_every {
+                self.not_hinted = 0;
+                self.inner.start_writeback()?;
+            }
+        }
         Ok(())
     }
     /// Hands buffered bytes to the operating system.
@@ -316,5 +347,102 @@ mod tests {
             100_000u64.div_ceil(PAGE_SIZE)
         );
         assert_eq!(io.get(IoCategory::Wal).bytes_written, 100_000);
+    }
+
+    /// A file that records what it was asked to do.
+    struct Recorder {
+        len: u64,
+        hints: Arc<AtomicU64>,
+    }
+
+    impl WritableFile for Recorder {
+        fn append(&mut self, data: &[u8]) -> Result<()> {
+            self.len += data.len() as u64;
+            Ok(())
+        }
+        fn flush(&mut self) -> Result<()> {
+            Ok(())
+        }
+        fn sync(&mut self) -> Result<()> {
+            Ok(())
+        }
+        fn len(&self) -> u64 {
+            self.len
+        }
+        fn start_writeback(&mut self) -> Result<()> {
+            self.hints.fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        }
+    }
+
+    /// Hands out [`Recorder`]s sharing one hint counter.
+    struct RecorderFs(Arc<AtomicU64>);
+
+    impl FileSystem for RecorderFs {
+        fn create_file(&self, _: &Path) -> Result<Box<dyn WritableFile>> {
+            Ok(Box::new(Recorder {
+                len: 0,
+                hints: self.0.clone(),
+            }))
+        }
+        fn open_random(&self, _: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+            unimplemented!("not used")
+        }
+        fn read_file(&self, _: &Path) -> Result<Vec<u8>> {
+            unimplemented!("not used")
+        }
+        fn remove_file(&self, _: &Path) -> Result<()> {
+            Ok(())
+        }
+        fn rename(&self, _: &Path, _: &Path) -> Result<()> {
+            Ok(())
+        }
+        fn exists(&self, _: &Path) -> bool {
+            false
+        }
+        fn list_dir(&self, _: &Path) -> Result<Vec<String>> {
+            Ok(Vec::new())
+        }
+        fn create_dir_all(&self, _: &Path) -> Result<()> {
+            Ok(())
+        }
+        fn sync_dir(&self, _: &Path) -> Result<()> {
+            Ok(())
+        }
+        fn file_size(&self, _: &Path) -> Result<u64> {
+            Ok(0)
+        }
+        fn lock_file(&self, _: &Path) -> Result<Box<dyn FileLock>> {
+            unimplemented!("not used")
+        }
+    }
+
+    /// Hints started while appending `total` bytes in `chunk`-byte appends to a file of `cat`.
+    fn hints_for(bytes_per_sync: u64, cat: IoCategory, chunk: usize, total: usize) -> u64 {
+        let hints = Arc::new(AtomicU64::new(0));
+        let mut env = Env::new(Arc::new(RecorderFs(hints.clone())));
+        env.bytes_per_sync = bytes_per_sync;
+        let mut f = env.create(Path::new("f"), cat).unwrap();
+        for _ in 0..total / chunk {
+            f.append(&vec![0u8; chunk]).unwrap();
+        }
+        hints.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn tables_and_blob_files_start_writeback_every_bytes_per_sync() {
+        // 10 MiB in 64 KiB appends: one hint per whole MiB.
+        for cat in [IoCategory::Flush, IoCategory::Compaction, IoCategory::Blob] {
+            assert_eq!(hints_for(1 << 20, cat, 64 << 10, 10 << 20), 10, "{cat:?}");
+        }
+        // Appends larger than the interval hint once each, not once per interval they cross.
+        assert_eq!(hints_for(1 << 20, IoCategory::Blob, 3 << 20, 9 << 20), 3);
+        // Off by default, and never for the WAL or the MANIFEST.
+        assert_eq!(hints_for(0, IoCategory::Flush, 64 << 10, 10 << 20), 0);
+        assert_eq!(hints_for(1 << 20, IoCategory::Wal, 64 << 10, 10 << 20), 0);
+        assert_eq!(
+            hints_for(1 << 20, IoCategory::Manifest, 64 << 10, 10 << 20),
+            0
+        );
     }
 }
