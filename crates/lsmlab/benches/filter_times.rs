@@ -2,11 +2,12 @@
 //! shared machine the minimum is steadier than criterion's median, which other jobs inflate.
 //!
 //! ```text
-//! cargo bench -p lsmlab --bench filter_times -- [bpk,bpk,..] [calls per round]
+//! cargo bench -p lsmlab --bench filter_times -- [bpk,bpk,..] [calls per round] [keys]
 //! ```
 //!
-//! 100,000 keys (xxh3 of `key{i:012}`, as in `benches/filters.rs`), absent keys the next
-//! 100,000. Prints, per bits per key: build ns/key of each filter from hashes and from keys
+//! 100,000 keys unless told (xxh3 of `key{i:012}`, as in `benches/filters.rs`), absent keys the
+//! next as many. A table of seed 000 (8 MiB, 1 KB values) holds about 7,900 keys; RocksDB's
+//! filter_bench averages 10,000 per filter. Prints, per bits per key: build ns/key of each filter from hashes and from keys
 //! (hashing each key into a buffer first, as a table builder does and as RocksDB's filter_bench
 //! counts "Build avg ns/key"), Ribbon's ratios to Bloom, bits per key used, and query ns/key for
 //! present and absent keys.
@@ -17,7 +18,8 @@ use lsmlab::filter::{key_hash, FilterPolicy, FilterReader};
 use std::hint::black_box;
 use std::time::Instant;
 
-const NUM_KEYS: u64 = 100_000;
+/// Keys per filter unless the third argument says otherwise.
+const DEFAULT_KEYS: u64 = 100_000;
 /// Rounds per measurement; the fastest counts.
 const ROUNDS: usize = 7;
 
@@ -29,15 +31,15 @@ fn hashes(keys: &[Vec<u8>]) -> Vec<u64> {
     keys.iter().map(|k| key_hash(k)).collect()
 }
 
-/// Best ns per key over [`ROUNDS`] rounds of `iters` calls of `f` (each over `NUM_KEYS` keys).
-fn best_ns_per_key(iters: usize, mut f: impl FnMut()) -> f64 {
+/// Best ns per key over [`ROUNDS`] rounds of `iters` calls of `f` (each over `num_keys` keys).
+fn best_ns_per_key(num_keys: u64, iters: usize, mut f: impl FnMut()) -> f64 {
     (0..ROUNDS)
         .map(|_| {
             let t = Instant::now();
             for _ in 0..iters {
                 f();
             }
-            t.elapsed().as_nanos() as f64 / iters as f64 / NUM_KEYS as f64
+            t.elapsed().as_nanos() as f64 / iters as f64 / num_keys as f64
         })
         .fold(f64::INFINITY, f64::min)
 }
@@ -50,9 +52,13 @@ fn main() {
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_else(|| vec![5.0, 10.0, 15.0, 20.0]);
     let iters: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(20);
-    let key_bytes = key_set(0..NUM_KEYS);
+    let n: u64 = args
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_KEYS);
+    let key_bytes = key_set(0..n);
     let keys = hashes(&key_bytes);
-    let absent = hashes(&key_set(NUM_KEYS..2 * NUM_KEYS));
+    let absent = hashes(&key_set(n..2 * n));
     println!(
         "bpk  filter  build ns/key  ratio  from keys  ratio  bits/key  query present  query absent"
     );
@@ -64,12 +70,12 @@ fn main() {
         let mut bloom_build = f64::NAN;
         let mut bloom_from_keys = f64::NAN;
         for (name, policy) in &policies {
-            let build = best_ns_per_key(iters, || {
+            let build = best_ns_per_key(n, iters, || {
                 black_box(policy.build(black_box(&keys)));
             });
             // As a table builder does it (and RocksDB's filter_bench measures): hash each key
             // into a buffer, then build.
-            let from_keys = best_ns_per_key(iters, || {
+            let from_keys = best_ns_per_key(n, iters, || {
                 black_box(policy.build(&hashes(black_box(&key_bytes))));
             });
             if *name == "bloom" {
@@ -80,7 +86,7 @@ fn main() {
             let bits = block.len() as f64 * 8.0 / keys.len() as f64;
             let reader = FilterReader::open(block).expect("own block");
             let query = |set: &[u64]| {
-                best_ns_per_key(iters, || {
+                best_ns_per_key(n, iters, || {
                     black_box(
                         set.iter()
                             .filter(|&&h| reader.may_match(black_box(h)))
