@@ -598,6 +598,20 @@ fn back_substitute_popcnt(coeff: &[u128], result: &[u32], layout: Layout, words:
     back_substitute_impl(coeff, result, layout, words)
 }
 
+/// The stored rows and result bits of the 128 slots of `block`; `None` past the band.
+#[inline(always)]
+fn block_rows<'a>(
+    coeff: &'a [u128],
+    result: &'a [u32],
+    block: usize,
+) -> Option<(&'a [u128], &'a [u32])> {
+    let base = block * WIDTH;
+    Some((
+        coeff.get(base..base + WIDTH)?,
+        result.get(base..base + WIDTH)?,
+    ))
+}
+
 /// Solves the banded system from the last slot to the first into `words` (interleaved).
 ///
 /// `window[j]` holds column `j` of the solution for the 128 slots from the current one: bit 0
@@ -611,11 +625,7 @@ fn back_substitute_impl(coeff: &[u128], result: &[u32], layout: Layout, words: &
     for block in (0..layout.num_blocks).rev() {
         // Columns only shrink going down, so the windows of this block's columns are complete.
         let cols = layout.columns(block) as usize;
-        let base = block * WIDTH;
-        let (Some(rows), Some(results)) = (
-            coeff.get(base..base + WIDTH),
-            result.get(base..base + WIDTH),
-        ) else {
+        let Some((rows, results)) = block_rows(coeff, result, block) else {
             return;
         };
         solve_block(cols, rows, results, &mut window);
@@ -740,11 +750,7 @@ mod avx512 {
         let mut shifted = [0u128; WIDTH];
         for block in (0..layout.num_blocks).rev() {
             let cols = layout.columns(block) as usize;
-            let base = block * WIDTH;
-            let (Some(rows), Some(results)) = (
-                coeff.get(base..base + WIDTH),
-                result.get(base..base + WIDTH),
-            ) else {
+            let Some((rows, results)) = super::block_rows(coeff, result, block) else {
                 return;
             };
             for (dst, &c) in shifted.iter_mut().zip(rows) {

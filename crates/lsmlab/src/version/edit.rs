@@ -165,10 +165,7 @@ impl VersionEdit {
                 }
                 TAG_NEW_FILE => {
                     let level = d.varint32().ok_or("bad new-file level")? as usize;
-                    let mut v = [0u64; 6];
-                    for x in &mut v {
-                        *x = d.varint64().ok_or("bad new-file field")?;
-                    }
+                    let v: [u64; 6] = varints(&mut d, "bad new-file field")?;
                     let smallest = d.length_prefixed().ok_or("bad smallest key")?.to_vec();
                     let largest = d.length_prefixed().ok_or("bad largest key")?.to_vec();
                     e.added.push((
@@ -198,10 +195,7 @@ impl VersionEdit {
                     f.1.oldest_blob_file = blob;
                 }
                 TAG_NEW_BLOB_FILE => {
-                    let mut v = [0u64; 3];
-                    for x in &mut v {
-                        *x = d.varint64().ok_or("bad new-blob-file field")?;
-                    }
+                    let v: [u64; 3] = varints(&mut d, "bad new-blob-file field")?;
                     e.blob_added.push(NewBlobFile {
                         number: v[0],
                         count: v[1],
@@ -209,10 +203,7 @@ impl VersionEdit {
                     });
                 }
                 TAG_BLOB_GARBAGE => {
-                    let mut v = [0u64; 3];
-                    for x in &mut v {
-                        *x = d.varint64().ok_or("bad blob-garbage field")?;
-                    }
+                    let v: [u64; 3] = varints(&mut d, "bad blob-garbage field")?;
                     e.blob_garbage.push(BlobGarbage {
                         number: v[0],
                         count: v[1],
@@ -224,6 +215,15 @@ impl VersionEdit {
         }
         Ok(e)
     }
+}
+
+/// `N` varint64 fields in a row; `what` is the error if one is malformed.
+fn varints<const N: usize>(d: &mut Decoder<'_>, what: &str) -> Result<[u64; N], String> {
+    let mut v = [0u64; N];
+    for x in &mut v {
+        *x = d.varint64().ok_or(what)?;
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
