@@ -7,9 +7,11 @@
 //!
 //! 100,000 keys unless told (xxh3 of `key{i:012}`, as in `benches/filters.rs`), absent keys the
 //! next as many. A table of seed 000 (8 MiB, 1 KB values) holds about 7,900 keys; RocksDB's
-//! filter_bench averages 10,000 per filter. Prints, per bits per key: build ns/key of each filter from hashes and from keys
-//! (hashing each key into a buffer first, as a table builder does and as RocksDB's filter_bench
-//! counts "Build avg ns/key"), Ribbon's ratios to Bloom, bits per key used, and query ns/key for
+//! filter_bench averages 10,000 per filter.
+//!
+//! Prints, per bits per key: build ns/key of each filter from hashes and from keys (hashing
+//! each key into a buffer first, as a table builder does and as RocksDB's filter_bench counts
+//! "Build avg ns/key"), Ribbon's ratios to Bloom, bits per key used, and query ns/key for
 //! present and absent keys.
 
 use lsmlab::filter::bloom::BloomPolicy;

@@ -91,8 +91,8 @@ pub struct Options {
     /// ends each flush and compaction: the device works while the file is still being
     /// written, and the final fsync waits on less. The WAL is never hinted (its writer would
     /// pay the system call). 0 turns it off. Default: 0 (RocksDB). RocksDB's tuning guide
-    /// suggests 1 MiB; with 16 KB values it made lsmlab's fill 22–27 % faster on this
-    /// project's test machine (docs/performance.md).
+    /// suggests 1 MiB; at 1 MiB lsmlab's fill was 18 % faster with 1 KB values and 14–25 %
+    /// with 16 KB values on this project's test machine (docs/performance.md).
     pub bytes_per_sync: u64,
     /// Compression of table blocks. Default: none.
     pub compression: Compression,
