@@ -19,6 +19,8 @@ pub enum FileKind {
     Temp,
     /// `NNNNNN.blob`: a blob file (values separated from their keys).
     Blob,
+    /// `LOG` and `LOG.old`: the text log of what the engine did.
+    InfoLog,
 }
 
 /// Path of WAL `n`.
@@ -51,6 +53,22 @@ pub fn current_path(dir: &Path) -> PathBuf {
     dir.join("CURRENT")
 }
 
+/// Path of LOG, the text log of the current open.
+pub fn info_log_path(dir: &Path) -> PathBuf {
+    dir.join("LOG")
+}
+
+/// Path of LOG.old, the text log of the previous open.
+pub fn old_info_log_path(dir: &Path) -> PathBuf {
+    dir.join("LOG.old")
+}
+
+/// The folder where recovery keeps files it will not delete but cannot use (a WAL holding
+/// records that recovery did not replay).
+pub fn lost_dir(dir: &Path) -> PathBuf {
+    dir.join("lost")
+}
+
 /// Path of LOCK.
 pub fn lock_path(dir: &Path) -> PathBuf {
     dir.join("LOCK")
@@ -61,6 +79,7 @@ pub fn parse(name: &str) -> Option<(FileKind, u64)> {
     match name {
         "CURRENT" => return Some((FileKind::Current, 0)),
         "LOCK" => return Some((FileKind::Lock, 0)),
+        "LOG" | "LOG.old" => return Some((FileKind::InfoLog, 0)),
         _ => {}
     }
     if let Some(n) = name.strip_prefix("MANIFEST-") {

@@ -32,5 +32,5 @@ pub mod wal;
 pub use batch::WriteBatch;
 pub use db::{Db, DbIterator, Snapshot};
 pub use error::{Error, Result};
-pub use options::{Compression, Options, ReadOptions, WriteOptions};
+pub use options::{Compression, Options, ReadOptions, WalRecoveryMode, WriteOptions};
 pub use stats::{HistogramKind, Statistics, Ticker};

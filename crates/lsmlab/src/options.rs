@@ -35,6 +35,53 @@ impl Compression {
     }
 }
 
+/// What recovery does with a WAL that is damaged or ends in an incomplete record
+/// (RocksDB's `WALRecoveryMode`, same names and numbers).
+///
+/// A crash leaves only one kind of trace in a WAL: its unsynced end missing, cut short or
+/// (after a power cut) partly zeros — a *torn tail*. Anything else — a bad record with valid
+/// records after it — is *damage*: the file was written whole and changed afterwards.
+/// Every record recovery does not replay is counted (`lsmlab.recovery.dropped-records`) and
+/// written to the `LOG`; a WAL holding such records, or damage, is moved to `lost/` in the
+/// database directory instead of being deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WalRecoveryMode {
+    /// 0: a torn tail is recovered up to its last whole record; damage fails the open.
+    TolerateCorruptedTailRecords,
+    /// 1: a torn tail or damage fails the open: for when every write was synced and any
+    /// loss must be known.
+    AbsoluteConsistency,
+    /// 2 (default): replay stops at a torn tail or at a gap in the sequence numbers (an older
+    /// WAL lost unsynced records), so the database is the state after a prefix of the writes;
+    /// what follows is dropped. Damage fails the open under `paranoid_checks`, else it stops
+    /// replay too.
+    #[default]
+    PointInTimeRecovery,
+    /// 3: damaged records are skipped and replay goes on with the next intact one: salvage
+    /// after damage, at the price of a state no prefix of the writes ever had.
+    SkipAnyCorruptedRecords,
+}
+
+impl WalRecoveryMode {
+    /// RocksDB's number for the mode (`0`..=`3`), as db_bench's `--wal_recovery_mode` takes it.
+    pub fn from_number(n: u64) -> Result<WalRecoveryMode> {
+        Ok(match n {
+            0 => WalRecoveryMode::TolerateCorruptedTailRecords,
+            1 => WalRecoveryMode::AbsoluteConsistency,
+            2 => WalRecoveryMode::PointInTimeRecovery,
+            3 => WalRecoveryMode::SkipAnyCorruptedRecords,
+            _ => {
+                return Err(invalid(
+                    "wal_recovery_mode",
+                    n,
+                    "allowed: 0 (tolerate corrupted tail records), 1 (absolute consistency), \
+                     2 (point in time), 3 (skip any corrupted records)",
+                ))
+            }
+        })
+    }
+}
+
 /// Options of a database, fixed at open.
 #[derive(Clone)]
 pub struct Options {
@@ -42,9 +89,12 @@ pub struct Options {
     pub create_if_missing: bool,
     /// Refuse to open an existing database. Default: false.
     pub error_if_exists: bool,
-    /// Treat any corruption found at recovery as fatal instead of recovering what is intact.
-    /// A torn WAL tail (the last record of a crash) is always tolerated. Default: true.
+    /// Treat damage found at recovery as fatal instead of recovering what is intact (see
+    /// [`WalRecoveryMode`]): turn off only to salvage a damaged database. A torn WAL tail
+    /// (the trace of a crash) is tolerated either way. Default: true.
     pub paranoid_checks: bool,
+    /// What recovery does with a damaged or torn WAL. Default: point-in-time (RocksDB's).
+    pub wal_recovery_mode: WalRecoveryMode,
     /// Bytes of writes a memtable gathers before it is frozen and flushed to a level-0 table.
     /// Larger: fewer, larger L0 files and less write amplification, more memory and a longer
     /// recovery. Default: 64 MiB (RocksDB).
@@ -140,6 +190,7 @@ impl Default for Options {
             create_if_missing: true,
             error_if_exists: false,
             paranoid_checks: true,
+            wal_recovery_mode: WalRecoveryMode::PointInTimeRecovery,
             write_buffer_size: 64 << 20,
             max_write_buffer_number: 2,
             level0_file_num_compaction_trigger: 4,

@@ -5,9 +5,11 @@
 //! Readers take neither: they clone the current `SuperVersion` under a short read lock.
 
 mod background;
+mod info_log;
 mod iter;
 mod properties;
 mod recovery;
+mod replay;
 mod snapshot;
 #[cfg(test)]
 mod tests;
@@ -96,6 +98,10 @@ pub(crate) struct State {
 
 pub(crate) struct DbInner {
     pub(crate) dir: PathBuf,
+    /// The `LOG` text log.
+    pub(crate) info_log: info_log::InfoLog,
+    /// What WAL replay did at open.
+    pub(crate) recovery: replay::RecoveryReport,
     pub(crate) opts: Options,
     pub(crate) env: Env,
     pub(crate) stats: Arc<Statistics>,
@@ -432,6 +438,9 @@ impl DbInner {
     /// Records a background failure: writes are refused from now on.
     pub(crate) fn set_bg_error(&self, st: &mut State, e: Error) {
         if st.bg_error.is_none() {
+            self.info_log.log(&format!(
+                "Background error, writes stopped until reopen: {e}"
+            ));
             st.bg_error = Some(e);
         }
         self.bg_failed.store(true, Ordering::Release);

@@ -58,6 +58,9 @@ pub(crate) fn property_int(inner: &DbInner, name: &str) -> Option<u64> {
             .tables
             .sum(|t| (t.memory_usage() - t.filter_memory()) as u64),
         "lsmlab.last-sequence" => inner.last_seq.load(Ordering::Acquire),
+        "lsmlab.recovery.records" => inner.recovery.records,
+        "lsmlab.recovery.dropped-records" => inner.recovery.dropped_records,
+        "lsmlab.recovery.damaged-regions" => inner.recovery.damaged_regions,
         _ => return None,
     })
 }

@@ -1,20 +1,21 @@
 //! Opening a database: lock, MANIFEST, WAL replay, a fresh MANIFEST and WAL, orphan removal.
 
-use super::background::{delete_obsolete_wals, write_level0_table};
+use super::background::delete_obsolete_wals;
+use super::info_log::InfoLog;
+use super::replay::{replay_wals, RecoveryReport};
 use super::{DbInner, LevelStats, State, SuperVersion, WalState};
 use crate::blob::BlobCache;
 use crate::cache::BlockCache;
 use crate::compaction::LayoutPolicy;
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
-use crate::filename::{self, current_path, lock_path, wal_path, FileKind};
+use crate::filename::{self, current_path, lock_path, lost_dir, wal_path, FileKind};
 use crate::memtable::MemTable;
 use crate::options::Options;
 use crate::stats::Statistics;
 use crate::table_cache::TableCache;
 use crate::version::{VersionEdit, VersionSet};
-use crate::wal::{LogReader, LogWriter, ReadOutcome};
-use crate::WriteBatch;
+use crate::wal::LogWriter;
 use parking_lot::{Condvar, Mutex, RwLock};
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
@@ -35,6 +36,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     }
     env.fs.create_dir_all(dir)?;
     let lock = env.fs.lock_file(&lock_path(dir))?;
+    let info_log = InfoLog::open(env.fs.as_ref(), dir)?;
     let stats = Arc::new(Statistics::new());
     let block_cache =
         (opts.block_cache_size > 0).then(|| Arc::new(BlockCache::new(opts.block_cache_size)));
@@ -102,75 +104,16 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         .collect();
     wals.sort_unstable();
     let mut edit = VersionEdit::default();
-    let mut last_seq = versions.last_sequence;
-    let mut mem = MemTable::new(0);
-    // Batches are logged with consecutive sequence numbers. A gap means an older WAL lost its
-    // unsynced tail at a record boundary (it reads as complete) while a newer one kept data:
-    // replay stops at the gap, so the database is the state after a prefix of the writes, as
-    // RocksDB's point-in-time recovery does. (Writes with `disable_wal` leave gaps too; they
-    // are not durable, and neither is what follows them in the WAL until a flush.)
-    let mut next_seq: Option<u64> = None;
-    let mut gap = false;
-    for &num in &wals {
-        if gap {
-            break;
-        }
-        let path = wal_path(dir, num);
-        let data = env.read_file(&path, IoCategory::Other)?;
-        let mut reader = LogReader::new(&data, &path);
-        loop {
-            let at = reader.position();
-            let Some(rec) = reader.next_record() else {
-                break;
-            };
-            let Some((seq, batch)) = WriteBatch::decode(rec) else {
-                return Err(Error::corruption(
-                    &path,
-                    at,
-                    "WAL record is not a valid write batch",
-                ));
-            };
-            // The first record replayed must follow the newest write the tables hold: a later
-            // one means an older WAL lost every record (its whole unsynced content) while a
-            // newer one kept some, and replaying the newer alone would skip those writes.
-            let expected = next_seq.unwrap_or(versions.last_sequence + 1);
-            if seq > expected || (next_seq.is_some() && seq != expected) {
-                gap = true;
-                break;
-            }
-            next_seq = Some(seq + batch.len() as u64);
-            DbInner::apply_batch(&mem, &batch, seq);
-            last_seq = last_seq.max(seq + batch.len() as u64 - 1);
-            if mem.approximate_size() >= opts.write_buffer_size {
-                flush_recovered(&env, dir, &opts, &mut versions, &mut edit, &mem)?;
-                mem = MemTable::new(0);
-            }
-        }
-        if gap {
-            break;
-        }
-        match reader.outcome() {
-            ReadOutcome::Clean => {}
-            // A crash leaves the end of any WAL not yet synced damaged — older WALs are synced
-            // only by a later `sync` write, so they may be damaged too. Replay stops there and
-            // skips later WALs, so that the database is the state after a prefix of the writes
-            // (no later synced write can be lost this way: it synced the older WALs first).
-            ReadOutcome::TornTail { .. } => break,
-            ReadOutcome::Corruption {
-                file,
-                offset,
-                message,
-            } => {
-                if opts.paranoid_checks {
-                    return Err(Error::corruption(file, offset, message));
-                }
-                break;
-            }
-        }
-    }
-    if !mem.is_empty() {
-        flush_recovered(&env, dir, &opts, &mut versions, &mut edit, &mem)?;
-    }
+    let mut report = RecoveryReport::default();
+    let last_seq = replay_wals(
+        &env,
+        dir,
+        &opts,
+        &mut versions,
+        &mut edit,
+        &wals,
+        &mut report,
+    )?;
     versions.last_sequence = last_seq;
     let wal_number = versions.new_file_number();
     edit.log_number = Some(wal_number);
@@ -179,6 +122,8 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     let log = LogWriter::new(env.create(&wal_path(dir, wal_number), IoCategory::Wal)?);
     versions.write_new_manifest()?;
     remove_orphans(&env, dir, &versions)?;
+    log_recovery(&info_log, dir, &report);
+    keep_aside(&env, dir, &report, &info_log)?;
 
     let mem = Arc::new(MemTable::new(wal_number));
     let version = versions.current();
@@ -228,31 +173,54 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         bg_failed: AtomicBool::new(false),
         unlogged_writes: AtomicBool::new(false),
         _lock: lock,
+        info_log,
+        recovery: report,
         opts,
     };
     delete_obsolete_wals(&inner, wal_number);
     Ok(inner)
 }
 
-fn flush_recovered(
-    env: &Env,
-    dir: &Path,
-    opts: &Options,
-    versions: &mut VersionSet,
-    edit: &mut VersionEdit,
-    mem: &MemTable,
-) -> Result<()> {
-    let number = versions.new_file_number();
-    let stats = Statistics::new();
-    let out = write_level0_table(env, dir, opts, &stats, mem, number, &mut || {
-        versions.new_file_number()
-    })?;
-    // Blob files before the table that references them, as in every edit.
-    edit.blob_added.extend(out.blobs);
-    if let Some(f) = out.table {
-        edit.added.push((0, f));
+fn log_recovery(log: &InfoLog, dir: &Path, r: &RecoveryReport) {
+    log.log(&format!(
+        "Recovered {}: replayed {} records from {} WALs",
+        dir.display(),
+        r.records,
+        r.wals
+    ));
+    if let Some(why) = &r.stopped {
+        log.log(&format!(
+            "WAL replay stopped: {why}; dropped {} records after it",
+            r.dropped_records
+        ));
     }
-    Ok(())
+    if r.damaged_regions > 0 {
+        log.log(&format!(
+            "Skipped {} damaged WAL regions",
+            r.damaged_regions
+        ));
+    }
+}
+
+/// Moves the WALs that hold records recovery did not replay (or damage) to `lost/`, where a
+/// person or a repair tool can still read them; recovery never deletes them.
+fn keep_aside(env: &Env, dir: &Path, r: &RecoveryReport, log: &InfoLog) -> Result<()> {
+    if r.keep_aside.is_empty() {
+        return Ok(());
+    }
+    let lost = lost_dir(dir);
+    env.fs.create_dir_all(&lost)?;
+    for &n in &r.keep_aside {
+        let from = wal_path(dir, n);
+        let to = wal_path(&lost, n);
+        env.fs.rename(&from, &to)?;
+        log.log(&format!(
+            "Kept {} aside as {}: it holds records not replayed",
+            from.display(),
+            to.display()
+        ));
+    }
+    env.fs.sync_dir(dir)
 }
 
 /// Deletes files no version references: tables and blob files of interrupted flushes and
@@ -285,6 +253,14 @@ pub(crate) fn destroy(dir: &Path, opts: &Options) -> Result<()> {
         if filename::parse(&name).is_some_and(|(k, _)| k != FileKind::Lock) {
             fs.remove_file(&dir.join(&name))?;
         }
+    }
+    // WALs that recovery kept aside are part of the database too.
+    let lost = lost_dir(dir);
+    if fs.exists(&lost) {
+        for name in fs.list_dir(&lost)? {
+            fs.remove_file(&lost.join(&name))?;
+        }
+        let _ = std::fs::remove_dir(&lost);
     }
     let _ = fs.remove_file(&lock_path(dir));
     let _ = std::fs::remove_dir(dir);

@@ -101,6 +101,18 @@ impl MemFs {
             .collect()
     }
 
+    /// Replaces a file's content (as synced), for tests that truncate or overwrite files.
+    pub fn set_file_for_test(&self, path: &Path, data: &[u8]) {
+        let mut st = self.state.lock();
+        st.files.insert(
+            path.to_path_buf(),
+            Arc::new(MemFile {
+                data: Mutex::new(data.to_vec()),
+                synced: Mutex::new(data.len()),
+            }),
+        );
+    }
+
     /// Flips one bit of a file in place.
     pub fn flip_bit(&self, path: &Path, offset: usize, bit: u8) {
         let st = self.state.lock();

@@ -7,7 +7,7 @@
 use super::{BlobGarbage, FileReaper, Version, VersionEdit};
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
-use crate::filename::{current_path, manifest_path, temp_path};
+use crate::filename::{blob_path, current_path, manifest_path, table_path, temp_path, wal_path};
 use crate::wal::{LogReader, LogWriter, ReadOutcome};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -118,6 +118,7 @@ impl VersionSet {
         version
             .check_invariants()
             .map_err(|m| Error::corruption(&mpath, 0, m))?;
+        vs.check_files_exist(&version, &mpath, reader.position())?;
         for (_, f) in version.files() {
             vs.next_file_number = vs.next_file_number.max(f.number + 1);
         }
@@ -126,6 +127,79 @@ impl VersionSet {
         }
         vs.current = Arc::new(version);
         Ok(vs)
+    }
+
+    /// Checks what a lost MANIFEST edit would leave behind. An edit acts on files only once it
+    /// is synced: a flush edit retires WALs, which are then deleted; a compaction edit retires
+    /// its inputs, which are then deleted. So if damage or truncation (which a checksum cannot
+    /// see at a record boundary) lost a synced edit, the recovered state names a WAL or table
+    /// that is gone; opening it would silently lose the writes it held and delete the lost
+    /// edit's outputs as orphans. Every file the state names must be there, whole.
+    fn check_files_exist(&self, version: &Version, mpath: &Path, end: u64) -> Result<()> {
+        let fs = &self.env.fs;
+        let lost_edit = |what: String| {
+            Error::corruption(
+                mpath,
+                end,
+                format!("{what}: a later MANIFEST edit was lost, or the file was removed"),
+            )
+        };
+        for (level, f) in version.files() {
+            let path = table_path(&self.dir, f.number);
+            match fs.file_size(&path) {
+                Ok(n) if n == f.size => {}
+                Ok(n) => {
+                    return Err(Error::corruption(
+                        &path,
+                        n,
+                        format!(
+                            "table is {n} bytes, but the MANIFEST ({}) records {} at level {level}",
+                            mpath.display(),
+                            f.size
+                        ),
+                    ))
+                }
+                Err(_) => {
+                    return Err(lost_edit(format!(
+                        "table {} at level {level} is missing",
+                        path.display()
+                    )))
+                }
+            }
+        }
+        for b in version.blobs.values() {
+            let path = blob_path(&self.dir, b.meta.file.number);
+            match fs.file_size(&path) {
+                Ok(n) if n == b.meta.file.file_size() => {}
+                Ok(n) => {
+                    return Err(Error::corruption(
+                        &path,
+                        n,
+                        format!(
+                            "blob file is {n} bytes, but the MANIFEST ({}) records {}",
+                            mpath.display(),
+                            b.meta.file.file_size()
+                        ),
+                    ))
+                }
+                Err(_) => {
+                    return Err(lost_edit(format!(
+                        "blob file {} is missing",
+                        path.display()
+                    )))
+                }
+            }
+        }
+        // The WAL a flush edit names as the oldest needed was created before the edit and is
+        // deleted only after a later edit retires it.
+        let wal = wal_path(&self.dir, self.log_number);
+        if self.log_number > 0 && !fs.exists(&wal) {
+            return Err(lost_edit(format!(
+                "WAL {} holds the newest writes but is missing",
+                wal.display()
+            )));
+        }
+        Ok(())
     }
 
     /// Starts a new MANIFEST holding the whole current state and points CURRENT at it.

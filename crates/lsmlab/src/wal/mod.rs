@@ -153,4 +153,112 @@ mod tests {
             }
         }
     }
+
+    /// Offsets of the fragment headers of a single-block log.
+    fn headers(data: &[u8]) -> Vec<usize> {
+        let mut at = 0;
+        let mut out = Vec::new();
+        while at + HEADER_SIZE <= data.len() {
+            out.push(at);
+            at += HEADER_SIZE + u16::from_le_bytes([data[at + 4], data[at + 5]]) as usize;
+        }
+        out
+    }
+
+    fn small() -> Vec<Vec<u8>> {
+        (0..8u8).map(|i| vec![i; 20 + i as usize]).collect()
+    }
+
+    #[test]
+    fn a_complete_last_record_with_a_grown_length_is_corruption() {
+        let (_, mut data) = write_log(&small());
+        let last = *headers(&data).last().unwrap();
+        data[last + 5] ^= 1; // +256 bytes: past the end, as a torn append would look
+        let (got, outcome) = read_all(&data);
+        assert_eq!(got, small()[..7].to_vec());
+        assert!(
+            matches!(outcome, ReadOutcome::Corruption { offset, .. } if offset == last as u64),
+            "{outcome:?}"
+        );
+        // A real torn append of the same record is still a torn tail.
+        let (_, data) = write_log(&small());
+        let (_, outcome) = read_all(&data[..data.len() - 5]);
+        assert!(
+            matches!(
+                outcome,
+                ReadOutcome::TornTail {
+                    truncated: true,
+                    ..
+                }
+            ),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn a_damaged_header_followed_by_records_in_its_own_block_is_corruption() {
+        let (_, mut data) = write_log(&small());
+        let h = headers(&data);
+        data[h[5] + 4] ^= 0x08; // the length of record 5: it no longer leads to record 6
+        let (got, outcome) = read_all(&data);
+        assert_eq!(got, small()[..5].to_vec());
+        assert!(
+            matches!(outcome, ReadOutcome::Corruption { offset, .. } if offset == h[5] as u64),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn zeros_are_unwritten_bytes_a_torn_tail_whatever_follows() {
+        let (_, data) = write_log(&small());
+        let h = headers(&data);
+        // Zeros to the end: the file grew but its last bytes never reached the disk.
+        let mut d = data.clone();
+        d[h[6]..].fill(0);
+        let (got, outcome) = read_all(&d);
+        assert_eq!(got, small()[..6].to_vec());
+        assert!(
+            matches!(
+                outcome,
+                ReadOutcome::TornTail {
+                    truncated: true,
+                    ..
+                }
+            ),
+            "{outcome:?}"
+        );
+        // Zeros before intact records: an unsynced page lost while a later one survived.
+        let mut d = data.clone();
+        d[h[3]..h[5]].fill(0);
+        let (got, outcome) = read_all(&d);
+        assert_eq!(got, small()[..3].to_vec());
+        assert!(
+            matches!(
+                outcome,
+                ReadOutcome::TornTail {
+                    truncated: false,
+                    ..
+                }
+            ),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn skip_damage_resumes_at_the_next_whole_record() {
+        let recs = sample();
+        let (_, mut data) = write_log(&recs);
+        data[HEADER_SIZE + 1] ^= 0x10; // inside "small", the first record
+        let mut r = LogReader::new(&data, Path::new("/log"));
+        assert!(r.next_record().is_none());
+        assert!(matches!(r.outcome(), ReadOutcome::Corruption { .. }));
+        assert!(r.skip_damage());
+        let mut rest = Vec::new();
+        while let Some(rec) = r.next_record() {
+            rest.push(rec.to_vec());
+        }
+        assert_eq!(rest, recs[1..].to_vec());
+        assert_eq!(r.outcome(), ReadOutcome::Clean);
+        assert!(!r.skip_damage(), "nothing to skip after a clean end");
+    }
 }

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 pub enum ReadOutcome {
     /// Every byte was part of a valid record (or block padding).
     Clean,
-    /// The log ends in a damaged or incomplete record with nothing valid after it: the trace of
-    /// a crash in the middle of a write. Records before `offset` were returned.
+    /// The log ends in a damaged or incomplete record with nothing valid after it (or with only
+    /// zeros between it and valid data: unsynced pages lost in a power cut): the trace of a
+    /// crash in the middle of a write. Records before `offset` were returned.
     TornTail {
         /// Offset of the first byte not recovered.
         offset: u64,
@@ -36,11 +37,13 @@ pub struct LogReader<'a> {
     pos: usize,
     scratch: Vec<u8>,
     outcome: Option<ReadOutcome>,
+    /// Where the last damage found starts.
+    damage_at: Option<usize>,
 }
 
 enum Fragment<'a> {
     Ok(FragmentType, &'a [u8]),
-    /// A block's zero padding, or the zero-filled end of a block.
+    /// The zero-filled tail of a block, too short for a header.
     Padding,
     Bad(&'static str),
     End,
@@ -55,6 +58,7 @@ impl<'a> LogReader<'a> {
             pos: 0,
             scratch: Vec::new(),
             outcome: None,
+            damage_at: None,
         }
     }
 
@@ -76,9 +80,13 @@ impl<'a> LogReader<'a> {
         };
         let len = u16::from_le_bytes([h[4], h[5]]) as usize;
         let kind = h[6];
-        if kind == 0 && len == 0 && h[..4] == [0, 0, 0, 0] {
-            // Zero header: the rest of this block was padding.
-            return (Fragment::Padding, at + block_left);
+        if h.iter().all(|&b| b == 0) {
+            // Writers pad only block tails too short for a header: zeros here are bytes that
+            // were never written.
+            return (
+                Fragment::Bad("zeroed bytes where a fragment should start"),
+                at,
+            );
         }
         if HEADER_SIZE + len > block_left {
             return (Fragment::Bad("fragment crosses its block"), at);
@@ -154,68 +162,122 @@ impl<'a> LogReader<'a> {
         }
     }
 
-    /// Decides between torn tail and corruption: does any valid fragment start a record in a
-    /// later block?
+    /// Decides between torn tail and damage for a bad fragment at `bad_at` in the record that
+    /// starts at `start`. Logs are only ever appended to, so a crash can leave just one trace:
+    /// the end of the file is missing or, for unsynced data, reads as zeros. Anything else —
+    /// a damaged record with valid data after it, or a complete record whose length field
+    /// was changed — was written whole and damaged afterwards.
     fn fail(&mut self, start: usize, why: &str, bad_at: usize) {
-        let mut block = (start / BLOCK_SIZE + 1) * BLOCK_SIZE;
-        let mut valid_after = false;
-        while block < self.data.len() && !valid_after {
-            let mut at = block;
-            while at < (block + BLOCK_SIZE).min(self.data.len()) {
-                match self.read_fragment(at) {
-                    (Fragment::Ok(FragmentType::Full | FragmentType::First, _), _) => {
-                        valid_after = true;
-                        break;
-                    }
-                    (Fragment::Ok(_, _), next) => at = next,
-                    _ => break,
+        self.damage_at = Some(bad_at);
+        let rest = self.data.get(bad_at..).unwrap_or_default();
+        let hole = rest.iter().take(HEADER_SIZE).all(|&b| b == 0);
+        let outcome = if self.complete_with_damaged_length(bad_at) {
+            Some("fragment length does not match its complete, checksummed payload")
+        } else if hole && rest.iter().all(|&b| b == 0) {
+            // The file was extended but its last bytes never written: an interrupted append.
+            self.outcome = Some(ReadOutcome::TornTail {
+                offset: start as u64,
+                truncated: true,
+            });
+            return;
+        } else if self.find_fragment(bad_at + 1, |_| true).is_some() {
+            // Zeros before valid data: a page of unsynced data lost in a power cut while a
+            // later one survived. Unsynced data was never promised, so it counts as a damaged
+            // tail, which the MANIFEST (synced at every edit) never has and reports.
+            (!hole).then_some(why)
+        } else {
+            None
+        };
+        self.outcome = Some(match outcome {
+            Some(message) => ReadOutcome::Corruption {
+                file: self.path.clone(),
+                offset: start as u64,
+                message: message.to_string(),
+            },
+            None => ReadOutcome::TornTail {
+                offset: start as u64,
+                truncated: !hole && self.runs_past_end(bad_at),
+            },
+        });
+    }
+
+    /// True if the fragment at `at` claims more bytes than its block or the file holds, yet its
+    /// checksum matches the bytes that are there: the record was written whole and only its
+    /// length was damaged (a crash cuts the payload, never the length).
+    fn complete_with_damaged_length(&self, at: usize) -> bool {
+        let Some(h) = self.data.get(at..at + HEADER_SIZE) else {
+            return false;
+        };
+        let len = u16::from_le_bytes([h[4], h[5]]) as usize;
+        let block_end = (at / BLOCK_SIZE + 1) * BLOCK_SIZE;
+        let end = block_end.min(self.data.len());
+        if at + HEADER_SIZE + len <= end || FragmentType::from_u8(h[6]).is_none() {
+            return false;
+        }
+        let crc = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        // The record may be followed by the zero padding of its block's short tail.
+        let mut payload_end = end;
+        for _ in 0..HEADER_SIZE {
+            if payload_end < at + HEADER_SIZE {
+                break;
+            }
+            if fragment_crc(h[6], &self.data[at + HEADER_SIZE..payload_end]) == crc {
+                return true;
+            }
+            if payload_end == at + HEADER_SIZE || self.data[payload_end - 1] != 0 {
+                break;
+            }
+            payload_end -= 1;
+        }
+        false
+    }
+
+    /// Offset of the first valid fragment at or after `from` whose type `want` accepts. In the
+    /// block of `from` every offset is tried (a damaged header hides where the next fragment
+    /// starts; a chance match needs a CRC32C collision); later blocks are walked from their
+    /// start, where a fragment always begins.
+    fn find_fragment(&self, from: usize, want: impl Fn(FragmentType) -> bool) -> Option<usize> {
+        let block_end = (from / BLOCK_SIZE + 1) * BLOCK_SIZE;
+        let mut p = from;
+        while p + HEADER_SIZE <= block_end.min(self.data.len()) {
+            if let (Fragment::Ok(t, _), _) = self.read_fragment(p) {
+                if want(t) {
+                    return Some(p);
                 }
+            }
+            p += 1;
+        }
+        let mut block = block_end;
+        while block < self.data.len() {
+            let mut at = block;
+            while let (Fragment::Ok(t, _), next) = self.read_fragment(at) {
+                if want(t) {
+                    return Some(at);
+                }
+                at = next;
             }
             block += BLOCK_SIZE;
         }
-        // A damaged record that is not the last one in its block is corruption too.
-        if !valid_after {
-            let mut at = start;
-            while at < self.data.len() && at / BLOCK_SIZE == start / BLOCK_SIZE {
-                match self.read_fragment(at) {
-                    (Fragment::Bad(_), _) => {
-                        // Skip the damaged fragment by its declared length, if plausible.
-                        let len = self
-                            .data
-                            .get(at + 4..at + 6)
-                            .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
-                            .unwrap_or(usize::MAX);
-                        let next = at.saturating_add(HEADER_SIZE).saturating_add(len);
-                        if next <= at
-                            || next / BLOCK_SIZE != at / BLOCK_SIZE
-                            || next >= self.data.len()
-                        {
-                            break;
-                        }
-                        if let (Fragment::Ok(FragmentType::Full | FragmentType::First, _), _) =
-                            self.read_fragment(next)
-                        {
-                            valid_after = true;
-                        }
-                        break;
-                    }
-                    (Fragment::Ok(_, _), next) => at = next,
-                    _ => break,
-                }
+        None
+    }
+
+    /// After damage or a torn tail, moves on to the next record that starts after the damage,
+    /// for recovery modes that skip damaged records or count what a stop drops. False if no
+    /// record starts after it.
+    pub fn skip_damage(&mut self) -> bool {
+        let Some(bad_at) = self.damage_at.take() else {
+            return false;
+        };
+        match self.find_fragment(bad_at + 1, |t| {
+            matches!(t, FragmentType::Full | FragmentType::First)
+        }) {
+            Some(next) => {
+                self.pos = next;
+                self.outcome = None;
+                true
             }
+            None => false,
         }
-        self.outcome = Some(if valid_after {
-            ReadOutcome::Corruption {
-                file: self.path.clone(),
-                offset: start as u64,
-                message: why.to_string(),
-            }
-        } else {
-            ReadOutcome::TornTail {
-                offset: start as u64,
-                truncated: self.runs_past_end(bad_at),
-            }
-        });
     }
 
     /// True if the fragment at `at` claims more bytes than the file holds.

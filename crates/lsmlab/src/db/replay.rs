@@ -1,0 +1,181 @@
+//! Replaying the WALs at open into level-0 tables, as [`WalRecoveryMode`] says, counting what
+//! is not replayed.
+
+use super::background::write_level0_table;
+use super::DbInner;
+use crate::env::{Env, IoCategory};
+use crate::error::{Error, Result};
+use crate::filename::wal_path;
+use crate::memtable::MemTable;
+use crate::options::{Options, WalRecoveryMode};
+use crate::stats::Statistics;
+use crate::version::{VersionEdit, VersionSet};
+use crate::wal::{LogReader, ReadOutcome};
+use crate::WriteBatch;
+use std::path::Path;
+
+/// What WAL replay did, for the `LOG` and the `lsmlab.recovery.*` properties.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RecoveryReport {
+    /// WALs read.
+    pub(crate) wals: u64,
+    /// Records (write batches) replayed.
+    pub(crate) records: u64,
+    /// Whole records found after the point where replay stopped, not replayed.
+    pub(crate) dropped_records: u64,
+    /// Damaged stretches of WAL skipped (`SkipAnyCorruptedRecords`) or at which replay
+    /// stopped (point in time without `paranoid_checks`).
+    pub(crate) damaged_regions: u64,
+    /// Why replay stopped before the end of the last WAL, if it did.
+    pub(crate) stopped: Option<String>,
+    /// WALs holding dropped records or damage: moved to `lost/`, never deleted.
+    pub(crate) keep_aside: Vec<u64>,
+}
+
+/// Replays the WALs numbered `wals` (oldest first) on top of `versions`, flushing what they
+/// hold into level-0 tables added to `edit`. Returns the newest sequence number replayed.
+pub(crate) fn replay_wals(
+    env: &Env,
+    dir: &Path,
+    opts: &Options,
+    versions: &mut VersionSet,
+    edit: &mut VersionEdit,
+    wals: &[u64],
+    report: &mut RecoveryReport,
+) -> Result<u64> {
+    let mode = opts.wal_recovery_mode;
+    let mut last_seq = versions.last_sequence;
+    let mut mem = MemTable::new(0);
+    // Batches are logged with consecutive sequence numbers. A gap means an older WAL lost its
+    // unsynced tail at a record boundary (it reads as complete) while a newer one kept data:
+    // replay stops at the gap, so the database is the state after a prefix of the writes, as
+    // RocksDB's point-in-time recovery does. (Writes with `disable_wal` leave gaps too; they
+    // are not durable, and neither is what follows them in the WAL until a flush.) The first
+    // record must follow the newest write the tables hold: a later one means an older WAL lost
+    // every record while a newer one kept some.
+    let mut next_seq: Option<u64> = None;
+    for &num in wals {
+        let path = wal_path(dir, num);
+        let data = env.read_file(&path, IoCategory::Other)?;
+        let mut reader = LogReader::new(&data, &path);
+        report.wals += 1;
+        let (dropped_before, damaged_before) = (report.dropped_records, report.damaged_regions);
+        loop {
+            let at = reader.position();
+            if let Some(rec) = reader.next_record() {
+                if report.stopped.is_some() {
+                    report.dropped_records += 1;
+                    continue;
+                }
+                let Some((seq, batch)) = WriteBatch::decode(rec) else {
+                    let why = "WAL record is not a valid write batch";
+                    match mode {
+                        WalRecoveryMode::SkipAnyCorruptedRecords => report.damaged_regions += 1,
+                        WalRecoveryMode::PointInTimeRecovery if !opts.paranoid_checks => {
+                            report.damaged_regions += 1;
+                            report.stopped = Some(format!("{why} ({} at {at})", path.display()));
+                        }
+                        _ => return Err(Error::corruption(&path, at, why)),
+                    }
+                    continue;
+                };
+                let expected = next_seq.unwrap_or(versions.last_sequence + 1);
+                let gap = seq > expected || (next_seq.is_some() && seq != expected);
+                if gap && mode != WalRecoveryMode::SkipAnyCorruptedRecords {
+                    let why = format!(
+                        "sequence gap: record {seq} follows {} ({} at {at})",
+                        expected - 1,
+                        path.display()
+                    );
+                    if mode == WalRecoveryMode::AbsoluteConsistency {
+                        return Err(Error::corruption(&path, at, why));
+                    }
+                    report.stopped = Some(why);
+                    report.dropped_records += 1;
+                    continue;
+                }
+                next_seq = Some(seq + batch.len() as u64);
+                DbInner::apply_batch(&mem, &batch, seq);
+                last_seq = last_seq.max(seq + batch.len() as u64 - 1);
+                report.records += 1;
+                if mem.approximate_size() >= opts.write_buffer_size {
+                    flush_recovered(env, dir, opts, versions, edit, &mem)?;
+                    mem = MemTable::new(0);
+                }
+                continue;
+            }
+            match reader.outcome() {
+                ReadOutcome::Clean => break,
+                ReadOutcome::TornTail { offset, .. } => {
+                    if report.stopped.is_none() {
+                        match mode {
+                            WalRecoveryMode::AbsoluteConsistency => {
+                                return Err(Error::corruption(
+                                    &path,
+                                    offset,
+                                    "WAL ends in an incomplete record (absolute consistency)",
+                                ))
+                            }
+                            // A torn tail ends this WAL; the next one goes on.
+                            WalRecoveryMode::SkipAnyCorruptedRecords => {}
+                            // A crash leaves the end of any WAL not yet synced torn — older
+                            // WALs are synced only by a later `sync` write, so they may be
+                            // torn too. Stopping here keeps the state a prefix of the writes
+                            // (no later synced write is lost: it synced the older WALs first).
+                            _ => {
+                                report.stopped =
+                                    Some(format!("torn tail ({} at {offset})", path.display()));
+                            }
+                        }
+                    }
+                }
+                ReadOutcome::Corruption {
+                    file,
+                    offset,
+                    message,
+                } => match mode {
+                    WalRecoveryMode::SkipAnyCorruptedRecords => report.damaged_regions += 1,
+                    _ if report.stopped.is_some() => report.damaged_regions += 1,
+                    WalRecoveryMode::PointInTimeRecovery if !opts.paranoid_checks => {
+                        report.damaged_regions += 1;
+                        report.stopped =
+                            Some(format!("{message} ({} at {offset})", file.display()));
+                    }
+                    _ => return Err(Error::corruption(file, offset, message)),
+                },
+            }
+            // Go on after the damage: to replay (skip any) or to count what is dropped.
+            if !reader.skip_damage() {
+                break;
+            }
+        }
+        if report.dropped_records > dropped_before || report.damaged_regions > damaged_before {
+            report.keep_aside.push(num);
+        }
+    }
+    if !mem.is_empty() {
+        flush_recovered(env, dir, opts, versions, edit, &mem)?;
+    }
+    Ok(last_seq)
+}
+
+fn flush_recovered(
+    env: &Env,
+    dir: &Path,
+    opts: &Options,
+    versions: &mut VersionSet,
+    edit: &mut VersionEdit,
+    mem: &MemTable,
+) -> Result<()> {
+    let number = versions.new_file_number();
+    let stats = Statistics::new();
+    let out = write_level0_table(env, dir, opts, &stats, mem, number, &mut || {
+        versions.new_file_number()
+    })?;
+    // Blob files before the table that references them, as in every edit.
+    edit.blob_added.extend(out.blobs);
+    if let Some(f) = out.table {
+        edit.added.push((0, f));
+    }
+    Ok(())
+}
