@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod error;
 pub mod report;
+pub mod stress;
 pub mod suggest;
 pub mod ycsb;
 
@@ -14,19 +15,22 @@ pub const USAGE: &str = "usage: lsmlab <command> [args]
 commands:
   bench [--flag=value]...                      db_bench-compatible benchmarks (lsmlab bench --help)
   ycsb load|run -P FILE [-p key=value]... --db=DIR [--json=FILE]
-                                               YCSB CoreWorkload (lsmlab ycsb --help)";
+                                               YCSB CoreWorkload (lsmlab ycsb --help)
+  stress --db=DIR [--crash] [flags]            random operations verified against an expected
+                                               state, optionally killed and reopened (lsmlab stress --help)";
 
 /// Runs the command line `args` (without the program name); returns the exit status.
 pub fn run(args: &[String]) -> CliResult<()> {
     match args.first().map(String::as_str) {
         Some("bench") => bench::main(&args[1..]),
         Some("ycsb") => ycsb::main(&args[1..]),
+        Some("stress") => stress::main(&args[1..]),
         Some("-h") | Some("--help") | Some("help") | None => {
             println!("{USAGE}");
             Ok(())
         }
         Some(other) => Err(CliError::new(format!(
-            "unknown command {other:?}; commands: bench, ycsb"
+            "unknown command {other:?}; commands: bench, ycsb, stress"
         ))),
     }
 }
