@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod error;
+pub mod inspect;
 pub mod report;
 pub mod stress;
 pub mod suggest;
@@ -16,6 +17,8 @@ commands:
   bench [--flag=value]...                      db_bench-compatible benchmarks (lsmlab bench --help)
   ycsb load|run -P FILE [-p key=value]... --db=DIR [--json=FILE]
                                                YCSB CoreWorkload (lsmlab ycsb --help)
+  check DB                                     verify every file of a database, never writing
+  dump FILE [--limit=N]                        print a table, blob file, WAL or MANIFEST
   stress --db=DIR [--crash] [flags]            random operations verified against an expected
                                                state, optionally killed and reopened (lsmlab stress --help)";
 
@@ -25,12 +28,14 @@ pub fn run(args: &[String]) -> CliResult<()> {
         Some("bench") => bench::main(&args[1..]),
         Some("ycsb") => ycsb::main(&args[1..]),
         Some("stress") => stress::main(&args[1..]),
+        Some("check") => inspect::check_main(&args[1..]),
+        Some("dump") => inspect::dump::main(&args[1..]),
         Some("-h") | Some("--help") | Some("help") | None => {
             println!("{USAGE}");
             Ok(())
         }
         Some(other) => Err(CliError::new(format!(
-            "unknown command {other:?}; commands: bench, ycsb, stress"
+            "unknown command {other:?}; commands: bench, ycsb, stress, check, dump"
         ))),
     }
 }

@@ -91,8 +91,9 @@ impl WriteBatch {
         &self.rep
     }
 
-    /// Decodes a batch read from the WAL; `None` if the bytes are not a well-formed batch.
-    pub(crate) fn decode(data: &[u8]) -> Option<(SequenceNumber, WriteBatch)> {
+    /// Decodes a batch read from the WAL: its first sequence number and the batch; `None` if
+    /// the bytes are not a well-formed batch.
+    pub fn decode(data: &[u8]) -> Option<(SequenceNumber, WriteBatch)> {
         let mut d = Decoder::new(data);
         let seq = d.fixed64()?;
         let count = d.fixed32()?;

@@ -12,6 +12,7 @@
 pub mod batch;
 pub mod blob;
 pub mod cache;
+pub mod check;
 pub mod coding;
 pub mod compaction;
 pub mod db;

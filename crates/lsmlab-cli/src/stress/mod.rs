@@ -316,6 +316,12 @@ fn crash_loop(a: &StressArgs, cfg: &RunConfig) -> CliResult<Outcome> {
             out.violations += 1;
             println!("{what}: {line} (seed {})", a.seed);
         }
+        // The crashed database as the kill left it: every checksum and invariant holds.
+        let report = lsmlab::check::check_db(&a.db, Arc::new(PosixFs))?;
+        for p in &report.problems {
+            out.violations += 1;
+            println!("{what}: CHECK {p} (seed {})", a.seed);
+        }
         let expected = expected()?;
         let Some(db) = reopen_and_verify(a, cfg, &expected, &mut out, &what)? else {
             return Ok(out);

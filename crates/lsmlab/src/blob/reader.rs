@@ -109,4 +109,44 @@ impl BlobFileReader {
         };
         Ok((value, n as u64))
     }
+
+    /// Reads every record in file order, checks its checksum and lengths, and hands `each` its
+    /// offset, key, stored value length and compression; returns the number of records. For
+    /// `check`, which must see damage in records no table references, and `dump`.
+    pub fn scan_records(&self, mut each: impl FnMut(u64, &[u8], u64, Compression)) -> Result<u64> {
+        let end = self.len - FOOTER_LEN;
+        let mut data = vec![0u8; (end - HEADER_LEN) as usize];
+        self.file
+            .read_at(HEADER_LEN, &mut data, IoCategory::Other)?;
+        let mut at = 0usize;
+        let mut count = 0;
+        let hl = RECORD_HEADER_LEN as usize;
+        while at < data.len() {
+            let bad =
+                |m: &str| Error::corruption(&self.path, HEADER_LEN + at as u64, m.to_string());
+            let h = data
+                .get(at..at + hl)
+                .ok_or_else(|| bad("blob record header cut short"))?;
+            let key_len = get_fixed32(&h[4..]).unwrap_or(u32::MAX) as usize;
+            let val_len = get_fixed32(&h[8..]).unwrap_or(u32::MAX) as usize;
+            let n = hl.saturating_add(key_len).saturating_add(val_len);
+            let rec = data
+                .get(at..at.saturating_add(n))
+                .ok_or_else(|| bad("blob record runs past the records' end"))?;
+            if mask_crc(crc32c::crc32c(&rec[4..])) != get_fixed32(rec).unwrap_or(0) {
+                return Err(bad("blob record fails its checksum"));
+            }
+            let compression = compression_from_byte(rec[12])
+                .ok_or_else(|| bad("blob record names an unknown compression"))?;
+            each(
+                HEADER_LEN + at as u64,
+                &rec[hl..hl + key_len],
+                val_len as u64,
+                compression,
+            );
+            at += n;
+            count += 1;
+        }
+        Ok(count)
+    }
 }

@@ -242,6 +242,27 @@ impl TableReader {
         })
     }
 
+    /// The index: for each data block, the last key it holds (or a separator after it) and
+    /// where it is. For `lsmlab dump`.
+    pub fn index_entries(&self) -> Result<Vec<(Vec<u8>, BlockHandle)>> {
+        let mut it = BlockIter::new(self.index.clone(), self.path.clone(), self.index_offset);
+        let mut out = Vec::new();
+        it.seek_to_first();
+        while it.valid() {
+            let handle = BlockHandle::decode_varint(it.value())
+                .ok_or_else(|| self.index_corruption("index entry is not a block handle"))?;
+            out.push((it.key().to_vec(), handle));
+            it.next();
+        }
+        it.status()?;
+        Ok(out)
+    }
+
+    /// Name of the filter that wrote the filter block, if any.
+    pub fn filter_name(&self) -> Option<&str> {
+        (!self.props.filter_policy.is_empty()).then_some(self.props.filter_policy.as_str())
+    }
+
     /// The table's properties.
     pub fn properties(&self) -> &TableProperties {
         &self.props

@@ -1,0 +1,153 @@
+//! `lsmlab check` and `lsmlab dump` on a database written by `lsmlab bench`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn lsmlab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lsmlab"))
+        .args(args)
+        .output()
+        .expect("run lsmlab");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A database with tables on two levels, blob files and a WAL.
+fn build(dir: &Path) -> PathBuf {
+    let db = dir.join("db");
+    let (code, _, err) = lsmlab(&[
+        "bench",
+        &format!("--db={}", db.display()),
+        "--num=3000",
+        "--value_size=200",
+        "--write_buffer_size=65536",
+        "--target_file_size_base=65536",
+        "--max_bytes_for_level_base=262144",
+        "--enable_blob_files=true",
+        "--min_blob_size=100",
+        "--compression_type=none",
+        "--benchmarks=fillrandom,overwrite",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    db
+}
+
+fn first(db: &Path, suffix: &str) -> PathBuf {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(db)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_str().unwrap().ends_with(suffix))
+        .collect();
+    v.sort();
+    v.pop().unwrap_or_else(|| panic!("no {suffix} in {db:?}"))
+}
+
+fn listing(db: &Path) -> Vec<(String, u64, std::time::SystemTime)> {
+    let mut v: Vec<_> = std::fs::read_dir(db)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let m = e.metadata().unwrap();
+            (
+                e.file_name().into_string().unwrap(),
+                m.len(),
+                m.modified().unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn check_passes_a_healthy_database_without_writing_and_names_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = build(dir.path());
+    let before = listing(&db);
+    let (code, out, err) = lsmlab(&["check", db.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("0 problems") && out.contains("blob files"),
+        "{out}"
+    );
+    assert_eq!(listing(&db), before, "check wrote to the database");
+
+    // Damage the middle of the newest table: its block checksum fails, and check says where.
+    let table = first(&db, ".sst");
+    let mut bytes = std::fs::read(&table).unwrap();
+    let at = bytes.len() / 3;
+    bytes[at] ^= 0x20;
+    std::fs::write(&table, &bytes).unwrap();
+    let (code, out, err) = lsmlab(&["check", db.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!("PROBLEM: {} at offset", table.display())),
+        "{out}"
+    );
+    assert_eq!(
+        err.trim(),
+        format!("lsmlab: check: 1 problems in {}", db.display())
+    );
+}
+
+#[test]
+fn dump_prints_every_kind_of_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = build(dir.path());
+    let manifest = std::fs::read_dir(&db)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("MANIFEST-")
+        })
+        .unwrap();
+    for (file, expect) in [
+        (
+            first(&db, ".sst"),
+            vec!["properties: entries", "index:", "=> blob"],
+        ),
+        (first(&db, ".blob"), vec!["records, every checksum valid"]),
+        (first(&db, ".log"), vec!["batch seq", "end: clean"]),
+        (manifest, vec!["edit 1 @0", "+ L0", "edits; end: clean"]),
+    ] {
+        let (code, out, err) = lsmlab(&["dump", file.to_str().unwrap(), "--limit=5"]);
+        assert_eq!(code, 0, "{file:?}: {err}");
+        for e in expect {
+            assert!(out.contains(e), "{file:?}: no {e:?} in\n{out}");
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, expect) in [
+        (vec!["check"], "lsmlab: check: give one database directory"),
+        (
+            vec!["check", dir.path().to_str().unwrap()],
+            "is not a database (no CURRENT file)",
+        ),
+        (vec!["dump"], "lsmlab: dump: give one file"),
+        (
+            vec!["dump", "/etc/hostname"],
+            "not a table (.sst), blob file",
+        ),
+        (
+            vec!["dump", "x.sst", "--limit=many"],
+            "--limit=many: allowed",
+        ),
+        (vec!["dump", "/nonexistent/000001.sst"], "lsmlab: dump:"),
+    ] {
+        let (code, _, err) = lsmlab(&args);
+        assert_eq!(code, 1, "{args:?}");
+        assert!(err.contains(expect), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
