@@ -61,6 +61,13 @@ impl VersionSet {
             .filter(|s| s.starts_with("MANIFEST-") && !s.contains('/'))
             .ok_or_else(|| Error::corruption(&cur_path, 0, "CURRENT does not name a MANIFEST"))?;
         let mpath = dir.join(name);
+        if !env.fs.exists(&mpath) {
+            return Err(Error::corruption(
+                &cur_path,
+                0,
+                format!("CURRENT names {name}, which does not exist"),
+            ));
+        }
         let data = env.read_file(&mpath, IoCategory::Manifest)?;
         let mut vs = VersionSet::create(env, dir, num_levels, reaper);
         let mut reader = LogReader::new(&data, &mpath);
