@@ -53,7 +53,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     ));
     let reaper = DbInner::reaper_for(&env, dir, &tables, &blobs);
     let purger = reaper.clone();
-    let names = env.fs.list_dir(dir)?;
+    let mut names = env.fs.list_dir(dir)?;
     let mut versions = if env.fs.exists(&current_path(dir)) {
         if opts.error_if_exists {
             return Err(Error::InvalidArgument(format!(
@@ -69,20 +69,32 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
                 dir.display()
             )));
         }
-        if let Some(n) = names.iter().find(|n| {
-            matches!(
-                filename::parse(n),
-                Some((
-                    FileKind::Table | FileKind::Manifest | FileKind::Wal | FileKind::Blob,
-                    _
-                ))
-            )
-        }) {
+        // No write is acknowledged before open returns, and open returns only once CURRENT
+        // exists: a directory without CURRENT whose files hold no data (no table, no blob
+        // file, only empty WALs) is what a creation that failed part-way leaves, and is
+        // cleared. Anything more is a database that lost its CURRENT, and is left alone.
+        let kind = |n: &String| filename::parse(n).map(|(k, _)| k);
+        let holds_data = |n: &String| match kind(n) {
+            Some(FileKind::Table | FileKind::Blob) => true,
+            Some(FileKind::Wal) => env.fs.file_size(&dir.join(n)).map_or(true, |len| len > 0),
+            _ => false,
+        };
+        if let Some(n) = names.iter().find(|n| holds_data(n)) {
             return Err(Error::NotADatabase(format!(
                 "{} holds database files ({n}) but no CURRENT file: refusing to overwrite a damaged database",
                 dir.display()
             )));
         }
+        let leftover = |n: &String| {
+            matches!(
+                kind(n),
+                Some(FileKind::Wal | FileKind::Manifest | FileKind::Temp)
+            )
+        };
+        for n in names.iter().filter(|n| leftover(n)) {
+            env.fs.remove_file(&dir.join(n))?;
+        }
+        names.retain(|n| !leftover(n));
         VersionSet::create(env.clone(), dir, opts.num_levels, reaper)
     };
 
