@@ -36,7 +36,7 @@ fn build() -> (MemFs, Vec<Model>) {
         ..Default::default()
     };
     let mut model = Model::new();
-    let mut put = |db: &Db, model: &mut Model, k: u32, v: Vec<u8>| {
+    let put = |db: &Db, model: &mut Model, k: u32, v: Vec<u8>| {
         let mut b = lsmlab::WriteBatch::new();
         b.put(&key(k), &v);
         db.write(&sync, b).unwrap();

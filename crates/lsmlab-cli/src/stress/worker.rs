@@ -286,11 +286,11 @@ pub fn run(sh: &Shared<'_>, t: u32, seed: u64, max_ops: u64) -> Result<(), Strin
         }
         done += 1;
         sh.ops.fetch_add(1, Ordering::Relaxed);
-        if done.is_multiple_of(64) {
-            sh.expected.add_ops(t as usize, 64);
+        if done.is_multiple_of(8) {
+            sh.expected.add_ops(t as usize, 8);
         }
     }
-    sh.expected.add_ops(t as usize, done % 64);
+    sh.expected.add_ops(t as usize, done % 8);
     Ok(())
 }
 
