@@ -1,0 +1,168 @@
+//! Bad input campaign: every flag of `lsmlab bench` and `lsmlab stress`, every YCSB property,
+//! with wrong types, out-of-range and absurd values, gives a result or a one-line error that
+//! names the flag — never a panic. Values the parser accepts must also give engine options that
+//! open or refuse cleanly.
+
+use lsmlab_cli::bench::flags::{parse, Parsed, SUPPORTED};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+const ABSURD: &[&str] = &[
+    "",
+    "abc",
+    "-1",
+    "-0.5",
+    "0",
+    "1e309",
+    "nan",
+    "inf",
+    "-inf",
+    "18446744073709551616",
+    "99999999999999999999999999",
+    "9223372036854775807",
+    "0x10",
+    "1,2",
+    " 5",
+    "true",
+    "😀",
+];
+
+#[test]
+fn every_bench_flag_with_absurd_values_parses_or_names_itself() {
+    let mut accepted = 0;
+    let mut refused = 0;
+    for flag in SUPPORTED {
+        for v in ABSURD {
+            let arg = format!("--{flag}={v}");
+            let r = catch_unwind(AssertUnwindSafe(|| parse(std::slice::from_ref(&arg))));
+            let r = r.unwrap_or_else(|_| panic!("{arg}: the parser panicked"));
+            match r {
+                Err(e) => {
+                    refused += 1;
+                    assert!(!e.0.contains('\n'), "{arg}: not one line: {e}");
+                    assert!(
+                        e.0.contains(flag) || e.0.contains("--"),
+                        "{arg}: names no flag: {e}"
+                    );
+                }
+                Ok(Parsed::Run { flags, .. }) => {
+                    accepted += 1;
+                    // The engine options it gives are valid or refused by name.
+                    let o = catch_unwind(AssertUnwindSafe(|| flags.options().validate()))
+                        .unwrap_or_else(|_| panic!("{arg}: building options panicked"));
+                    if let Err(e) = o {
+                        assert!(!e.to_string().contains('\n'), "{arg}: {e}");
+                    }
+                    let _ = catch_unwind(AssertUnwindSafe(|| {
+                        (flags.write_options(), flags.benchmark_list())
+                    }))
+                    .unwrap_or_else(|_| panic!("{arg}: panicked"));
+                }
+                Ok(Parsed::Help) => {}
+            }
+        }
+    }
+    assert!(refused > SUPPORTED.len() * 5, "{refused} refused");
+    assert!(accepted > 0);
+}
+
+#[test]
+fn every_stress_flag_with_absurd_values_parses_or_names_itself() {
+    use lsmlab_cli::stress::args::StressArgs;
+    for flag in [
+        "db",
+        "expected",
+        "seed",
+        "threads",
+        "keys",
+        "groups",
+        "ops",
+        "reopens",
+        "crash",
+        "cycles",
+        "kill-after-ms",
+        "kill-point",
+        "kill-odds",
+        "child",
+    ] {
+        for v in ABSURD {
+            let args = vec!["--db=/tmp/x".to_string(), format!("--{flag}={v}")];
+            let r = catch_unwind(AssertUnwindSafe(|| StressArgs::parse(&args)))
+                .unwrap_or_else(|_| panic!("--{flag}={v}: panicked"));
+            if let Err(e) = r {
+                assert!(!e.0.contains('\n'), "--{flag}={v}: {e}");
+                assert!(
+                    e.0.contains(&format!("--{flag}")) || e.0.contains("--kill-point"),
+                    "--{flag}={v}: {e}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_ycsb_property_with_absurd_values_loads_or_names_itself() {
+    use lsmlab_cli::ycsb::properties::Properties;
+    use lsmlab_cli::ycsb::workload::CoreWorkload;
+    let names = [
+        "recordcount",
+        "operationcount",
+        "fieldcount",
+        "fieldlength",
+        "fieldlengthdistribution",
+        "readproportion",
+        "updateproportion",
+        "insertproportion",
+        "scanproportion",
+        "readmodifywriteproportion",
+        "requestdistribution",
+        "maxscanlength",
+        "scanlengthdistribution",
+        "insertstart",
+        "insertcount",
+        "zeropadding",
+        "insertorder",
+        "hotspotdatafraction",
+        "hotspotopnfraction",
+        "readallfields",
+        "writeallfields",
+        "threadcount",
+        "minfieldlength",
+        "zipfianconstant",
+        "keyprefix",
+    ];
+    for name in names {
+        for v in ABSURD {
+            let mut p = Properties::default();
+            p.load_str(&format!("{name}={v}\n"));
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                CoreWorkload::from_properties(&p).map(|_| ())
+            }))
+            .unwrap_or_else(|_| panic!("{name}={v}: panicked"));
+            if let Err(e) = r {
+                assert!(!e.0.contains('\n'), "{name}={v}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_binary_never_exits_with_a_panic_on_bad_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("--db={}", dir.path().join("db").display());
+    for flag in SUPPORTED {
+        for v in ["abc", "-1", "1e309", "😀"] {
+            let arg = format!("--{flag}={v}");
+            // Only values the parser refuses: they must fail before anything runs.
+            if parse(std::slice::from_ref(&arg)).is_ok() {
+                continue;
+            }
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_lsmlab"))
+                .args(["bench", &db, &arg])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{arg}: {err}");
+            assert_eq!(err.trim_end().lines().count(), 1, "{arg}: {err}");
+        }
+    }
+}
