@@ -201,7 +201,8 @@ fn read_block(data: &[u8]) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    // 400 cases each in the suite; PROPTEST_CASES raises it for a long run.
+    #![proptest_config(ProptestConfig { cases: ProptestConfig::default().cases.max(400), ..ProptestConfig::default() })]
 
     #[test]
     fn tables(d in damage()) { read_table(&apply(seed_of(".sst"), &d)); }
