@@ -74,6 +74,20 @@ pub fn lock_path(dir: &Path) -> PathBuf {
     dir.join("LOCK")
 }
 
+/// Numbers of the WALs among `names` numbered `from` or above, oldest first: those recovery
+/// replays when the MANIFEST's log number is `from`.
+pub fn wals_from(names: &[String], from: u64) -> Vec<u64> {
+    let mut wals: Vec<u64> = names
+        .iter()
+        .filter_map(|n| match parse(n) {
+            Some((FileKind::Wal, num)) if num >= from => Some(num),
+            _ => None,
+        })
+        .collect();
+    wals.sort_unstable();
+    wals
+}
+
 /// Kind and number of a file name; `None` for names the database does not own.
 pub fn parse(name: &str) -> Option<(FileKind, u64)> {
     match name {

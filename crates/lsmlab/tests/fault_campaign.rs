@@ -176,6 +176,9 @@ fn trial(op: Op, kind: &'static str, nth: u64, errno: i32, t: &mut Tally) {
         ..Default::default()
     };
     let mut acked: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+    // The write that failed may or may not be durable (its record may have been synced before
+    // the step that failed): its key may hold either value.
+    let mut in_doubt: Option<(Vec<u8>, Vec<u8>)> = None;
     match Db::open(DIR, options(Arc::new(Fs(inj.clone())), &mem)) {
         Err(e) => {
             assert!(
@@ -194,6 +197,7 @@ fn trial(op: Op, kind: &'static str, nth: u64, errno: i32, t: &mut Tally) {
                 let v = value(k, i, 20 + (i % 5) as usize * 30);
                 let mut b = WriteBatch::new();
                 b.put(&key(k), &v);
+                in_doubt = Some((key(k), v.clone()));
                 match db.write(&sync, b) {
                     Ok(()) => {
                         acked.insert(key(k), v);

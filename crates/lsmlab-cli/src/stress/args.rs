@@ -58,7 +58,8 @@ pub struct StressArgs {
     pub child: bool,
 }
 
-const FLAGS: &[&str] = &[
+/// Every flag's name.
+pub const FLAGS: &[&str] = &[
     "db",
     "expected",
     "seed",

@@ -103,36 +103,9 @@ pub fn run(sh: &Shared<'_>, t: u32, seed: u64, max_ops: u64) -> Result<(), Strin
             // put or delete of an own single key
             0..=449 if own_singles > 0 => {
                 let k = t + sh.threads * rng.below(u64::from(own_singles)) as u32;
-                let old = sh.expected.get(k);
-                let ver = old.next_version();
-                let delete = dice >= 350;
-                let state = if delete { ver | DELETED } else { ver };
-                sh.expected
-                    .set(
-                        k,
-                        Slot {
-                            committed: old.committed,
-                            pending: state,
-                        },
-                    )
-                    .map_err(|e| e.0)?;
-                let mut b = WriteBatch::new();
-                if delete {
-                    b.delete(&key(k));
-                } else {
-                    b.put(&key(k), &value(k, ver, sh.cfg.max_value_len));
-                }
-                sh.db.write(&wo, b).map_err(engine)?;
-                sh.expected
-                    .set(
-                        k,
-                        Slot {
-                            committed: state,
-                            pending: 0,
-                        },
-                    )
-                    .map_err(|e| e.0)?;
-                sh.acked.fetch_add(1, Ordering::Relaxed);
+                let ver = sh.expected.get(k).next_version();
+                let state = if dice >= 350 { ver | DELETED } else { ver };
+                tracked_write(sh, &[k], state, &wo)?;
             }
             // an atomic batch over an own group
             450..=549 if own_groups > 0 => {
@@ -143,41 +116,8 @@ pub fn run(sh: &Shared<'_>, t: u32, seed: u64, max_ops: u64) -> Result<(), Strin
                     .map(|&k| sh.expected.get(k).next_version())
                     .max()
                     .unwrap_or(1);
-                let delete = rng.chance(0.1);
-                let state = if delete { ver | DELETED } else { ver };
-                for &k in &slots {
-                    let old = sh.expected.get(k);
-                    sh.expected
-                        .set(
-                            k,
-                            Slot {
-                                committed: old.committed,
-                                pending: state,
-                            },
-                        )
-                        .map_err(|e| e.0)?;
-                }
-                let mut b = WriteBatch::new();
-                for &k in &slots {
-                    if delete {
-                        b.delete(&key(k));
-                    } else {
-                        b.put(&key(k), &value(k, ver, sh.cfg.max_value_len));
-                    }
-                }
-                sh.db.write(&wo, b).map_err(engine)?;
-                for &k in &slots {
-                    sh.expected
-                        .set(
-                            k,
-                            Slot {
-                                committed: state,
-                                pending: 0,
-                            },
-                        )
-                        .map_err(|e| e.0)?;
-                }
-                sh.acked.fetch_add(1, Ordering::Relaxed);
+                let state = if rng.chance(0.1) { ver | DELETED } else { ver };
+                tracked_write(sh, &slots, state, &wo)?;
             }
             // get of any key: own keys exactly, others well-formed
             550..=799 => {
@@ -236,28 +176,7 @@ pub fn run(sh: &Shared<'_>, t: u32, seed: u64, max_ops: u64) -> Result<(), Strin
                 let before = sh.expected.get(k).committed;
                 let snap = sh.db.snapshot();
                 let ver = sh.expected.get(k).next_version();
-                sh.expected
-                    .set(
-                        k,
-                        Slot {
-                            committed: before,
-                            pending: ver,
-                        },
-                    )
-                    .map_err(|e| e.0)?;
-                sh.db
-                    .put(&key(k), &value(k, ver, sh.cfg.max_value_len))
-                    .map_err(engine)?;
-                sh.expected
-                    .set(
-                        k,
-                        Slot {
-                            committed: ver,
-                            pending: 0,
-                        },
-                    )
-                    .map_err(|e| e.0)?;
-                sh.acked.fetch_add(1, Ordering::Relaxed);
+                tracked_write(sh, &[k], ver, &WriteOptions::default())?;
                 if rng.chance(0.2) {
                     sh.db.flush().map_err(engine)?;
                 }
@@ -291,6 +210,47 @@ pub fn run(sh: &Shared<'_>, t: u32, seed: u64, max_ops: u64) -> Result<(), Strin
         }
     }
     sh.expected.add_ops(t as usize, done % 8);
+    Ok(())
+}
+
+/// Sets every slot of `slots` to `state` (a version, or a deletion) in one batch: recorded as
+/// pending first, as committed once the write is acknowledged.
+fn tracked_write(
+    sh: &Shared<'_>,
+    slots: &[u32],
+    state: u32,
+    wo: &WriteOptions,
+) -> Result<(), String> {
+    let mut b = WriteBatch::new();
+    for &k in slots {
+        let old = sh.expected.get(k);
+        sh.expected
+            .set(
+                k,
+                Slot {
+                    committed: old.committed,
+                    pending: state,
+                },
+            )
+            .map_err(|e| e.0)?;
+        match Slot::live(state) {
+            Some(ver) => b.put(&key(k), &value(k, ver, sh.cfg.max_value_len)),
+            None => b.delete(&key(k)),
+        }
+    }
+    sh.db.write(wo, b).map_err(|e| e.to_string())?;
+    for &k in slots {
+        sh.expected
+            .set(
+                k,
+                Slot {
+                    committed: state,
+                    pending: 0,
+                },
+            )
+            .map_err(|e| e.0)?;
+    }
+    sh.acked.fetch_add(1, Ordering::Relaxed);
     Ok(())
 }
 

@@ -226,14 +226,7 @@ pub(super) fn check_wals(env: &Env, dir: &Path, tree: &Tree, report: &mut CheckR
     let Ok(names) = env.fs.list_dir(dir) else {
         return;
     };
-    let mut wals: Vec<u64> = names
-        .iter()
-        .filter_map(|n| match filename::parse(n) {
-            Some((FileKind::Wal, num)) if num >= tree.log_number => Some(num),
-            _ => None,
-        })
-        .collect();
-    wals.sort_unstable();
+    let wals = filename::wals_from(&names, tree.log_number);
     for n in wals {
         let path = wal_path(dir, n);
         let data = match env.read_file(&path, IoCategory::Other) {

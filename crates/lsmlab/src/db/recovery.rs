@@ -107,14 +107,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     }
 
     // Replay every WAL not yet flushed, oldest first, into level-0 tables.
-    let mut wals: Vec<u64> = names
-        .iter()
-        .filter_map(|n| match filename::parse(n) {
-            Some((FileKind::Wal, num)) if num >= versions.log_number => Some(num),
-            _ => None,
-        })
-        .collect();
-    wals.sort_unstable();
+    let wals = filename::wals_from(&names, versions.log_number);
     let mut edit = VersionEdit::default();
     let mut report = RecoveryReport::default();
     let last_seq = replay_wals(
