@@ -20,6 +20,8 @@ pub mod env;
 pub mod error;
 pub mod filename;
 pub mod filter;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod iter;
 pub mod key;
 pub mod memtable;

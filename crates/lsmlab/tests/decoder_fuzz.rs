@@ -1,20 +1,10 @@
 //! Bounded fuzzing of every decoder a disk can feed: random bytes and damaged valid encodings
-//! must give an error or a value, never a panic or a hang. (The toolchain here is stable Rust,
-//! so coverage-guided fuzzing is not available; see docs/reliability.md.)
+//! must give an error or a value, never a panic or a hang. The same entry points
+//! (`lsmlab::fuzzing`) are the coverage-guided targets in `fuzz/`.
 
-use lsmlab::blob::{BlobFileReader, BlobIndex};
-use lsmlab::env::{Env, MemFs};
-use lsmlab::filter::FilterReader;
-use lsmlab::iter::InternalIterator;
-use lsmlab::sst::block::Block;
-use lsmlab::sst::block_iter::BlockIter;
-use lsmlab::sst::footer::{BlockHandle, Footer};
-use lsmlab::sst::TableReader;
-use lsmlab::version::VersionEdit;
-use lsmlab::wal::LogReader;
-use lsmlab::{Db, Options, Statistics, WriteBatch};
+use lsmlab::env::MemFs;
+use lsmlab::{fuzzing, Db, Options};
 use proptest::prelude::*;
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 /// Valid files of every kind, written by a real database: the seeds that damage starts from.
@@ -112,122 +102,29 @@ fn apply(mut d: Vec<u8>, damage: &[Damage]) -> Vec<u8> {
     d
 }
 
-/// Opens `data` as a table and reads every entry, both ways.
-fn read_table(data: &[u8]) {
-    let fs = MemFs::new();
-    let p = Path::new("/t/000001.sst");
-    fs.set_file_for_test(p, data);
-    let env = Env::new(Arc::new(fs));
-    let Ok(file) = env.open_random(p) else { return };
-    let Ok(t) = TableReader::open(file, p.to_path_buf(), 1, None, Arc::new(Statistics::new()))
-    else {
-        return;
-    };
-    let t = Arc::new(t);
-    let _ = t.index_entries();
-    let _ = t.get(
-        b"key00010\x01\0\0\0\0\0\0\0",
-        lsmlab::env::IoCategory::Other,
-    );
-    let mut it = t.iter(lsmlab::env::IoCategory::Other, false);
-    it.seek_to_first();
-    let mut n = 0;
-    while it.valid() && n < 100_000 {
-        it.next();
-        n += 1;
-    }
-    let _ = it.status();
-    it.seek_to_last();
-    while it.valid() && n < 200_000 {
-        it.prev();
-        n += 1;
-    }
-}
-
-fn read_log(data: &[u8]) {
-    let mut r = LogReader::new(data, Path::new("/log"));
-    loop {
-        while let Some(rec) = r.next_record() {
-            if let Some((_, b)) = WriteBatch::decode(rec) {
-                for x in b.records() {
-                    let _ = (x.key.len(), x.value.len());
-                }
-            }
-            let _ = VersionEdit::decode(rec);
-        }
-        let _ = r.outcome();
-        if !r.skip_damage() {
-            break;
-        }
-    }
-}
-
-fn read_blob(data: &[u8]) {
-    let fs = MemFs::new();
-    let p = PathBuf::from("/b/000002.blob");
-    fs.set_file_for_test(&p, data);
-    let env = Env::new(Arc::new(fs));
-    if let Ok(r) = BlobFileReader::open(&env, &p) {
-        let mut found = Vec::new();
-        let _ = r.scan_records(|off, key, len, c| found.push((off, key.to_vec(), len, c)));
-        for (off, key, len, c) in found {
-            let idx = BlobIndex {
-                file_number: 2,
-                offset: off,
-                size: len,
-                compression: c,
-            };
-            let _ = r.get(&idx, &key, lsmlab::env::IoCategory::Other);
-        }
-    }
-}
-
-fn read_block(data: &[u8]) {
-    if let Ok(b) = Block::new(data.to_vec()) {
-        let mut it = BlockIter::new(Arc::new(b), Arc::new(PathBuf::from("/x")), 0);
-        it.seek_to_first();
-        let mut n = 0;
-        while it.valid() && n < 100_000 {
-            it.next();
-            n += 1;
-        }
-        it.seek(b"key00100");
-        it.seek_to_last();
-        while it.valid() && n < 200_000 {
-            it.prev();
-            n += 1;
-        }
-    }
-}
-
 proptest! {
     // 400 cases each in the suite; PROPTEST_CASES raises it for a long run.
     #![proptest_config(ProptestConfig { cases: ProptestConfig::default().cases.max(400), ..ProptestConfig::default() })]
 
     #[test]
-    fn tables(d in damage()) { read_table(&apply(seed_of(".sst"), &d)); }
+    fn tables(d in damage()) { fuzzing::table(&apply(seed_of(".sst"), &d)); }
 
     #[test]
-    fn wals(d in damage()) { read_log(&apply(seed_of(".log"), &d)); }
+    fn wals(d in damage()) { fuzzing::log(&apply(seed_of(".log"), &d)); }
 
     #[test]
-    fn manifests(d in damage()) { read_log(&apply(seed_of("MANIFEST-"), &d)); }
+    fn manifests(d in damage()) { fuzzing::log(&apply(seed_of("MANIFEST-"), &d)); }
 
     #[test]
-    fn blob_files(d in damage()) { read_blob(&apply(seed_of(".blob"), &d)); }
+    fn blob_files(d in damage()) { fuzzing::blob_file(&apply(seed_of(".blob"), &d)); }
 
     #[test]
     fn random_bytes_everywhere(data in prop::collection::vec(any::<u8>(), 0..3000)) {
-        read_table(&data);
-        read_log(&data);
-        read_blob(&data);
-        read_block(&data);
-        let _ = Footer::decode(&data);
-        let _ = BlockHandle::decode_varint(&data);
-        let _ = FilterReader::open(data.clone()).map(|f| f.may_match(0x1234_5678));
-        let _ = VersionEdit::decode(&data);
-        let _ = BlobIndex::decode(&data);
-        let _ = WriteBatch::decode(&data).map(|(_, b)| b.records().count());
+        fuzzing::table(&data);
+        fuzzing::log(&data);
+        fuzzing::blob_file(&data);
+        fuzzing::block(&data);
+        fuzzing::small_decoders(&data);
     }
 
     #[test]
@@ -237,11 +134,7 @@ proptest! {
         for kind in [lsmlab::filter::FilterKind::Bloom, lsmlab::filter::FilterKind::Ribbon] {
             let opts = lsmlab::filter::FilterOptions { bits_per_key: f64::from(bits), kind, bloom_before_level: -1 };
             let block = opts.policy_for_level(0).expect("a filter").build(&hashes);
-            if let Ok(f) = FilterReader::open(apply(block, &d)) {
-                for h in hashes.iter().take(50) {
-                    let _ = f.may_match(*h);
-                }
-            }
+            fuzzing::filter_block(&apply(block, &d));
         }
     }
 }
