@@ -1,8 +1,11 @@
 //! Classic leveled compaction by bytes, as RocksDB's default: level 0 compacts into level 1 when
 //! it holds `level0_file_num_compaction_trigger` files; level n ≥ 1 compacts one table into
 //! level n+1 when it exceeds `max_bytes_for_level_base · multiplier^(n−1)`.
+//!
+//! The picker reads the limits through [`LayoutPolicy`], so a policy that moves the limits at
+//! run time (FSLSM's stretch) reuses it unchanged.
 
-use super::{CompactionSpec, LayoutPolicy};
+use super::{CompactionKind, CompactionSpec, LayoutPolicy, LevelInputs};
 use crate::options::Options;
 use crate::version::{FileMeta, Version};
 use std::sync::atomic::Ordering;
@@ -35,6 +38,62 @@ fn key_range(files: &[Arc<FileMeta>]) -> (Vec<u8>, Vec<u8>) {
     (lo.to_vec(), hi.to_vec())
 }
 
+/// The leveled pick under `limits`' current limits.
+pub(crate) fn pick(
+    limits: &dyn LayoutPolicy,
+    v: &Version,
+    opts: &Options,
+) -> Option<CompactionSpec> {
+    let scores = scores(limits, v, opts);
+    let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    // A trivial move writes nothing and leaves its level smaller for the compactions into
+    // it that follow (level 0 into level 1 rewrites all of level 1 it overlaps): do any
+    // that is due before the most urgent rewrite.
+    let moves = order.iter().filter(|&&l| l > 0).find_map(|&level| {
+        LeveledPolicy
+            .pick_level(v, level, opts)
+            .filter(|s| s.trivial_move)
+    });
+    if moves.is_some() {
+        return moves;
+    }
+    order.into_iter().find_map(|level| {
+        if level == 0 {
+            LeveledPolicy.pick_level0(v)
+        } else {
+            LeveledPolicy.pick_level(v, level, opts)
+        }
+    })
+}
+
+/// Each level's score under `limits`' current limits: level 0 by file count against its
+/// compaction trigger, the others by bytes against their target; the last level scores 0.
+pub(crate) fn scores(limits: &dyn LayoutPolicy, v: &Version, opts: &Options) -> Vec<f64> {
+    let last = v.levels.len() - 1;
+    let l0_trigger = limits.level0_triggers(opts).compaction.max(1);
+    (0..v.levels.len())
+        .map(|l| {
+            if l == 0 {
+                let n = v.levels[0]
+                    .iter()
+                    .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
+                    .count();
+                n as f64 / l0_trigger as f64
+            } else if l == last {
+                0.0 // the last level has nowhere to go
+            } else {
+                let bytes: u64 = v.levels[l]
+                    .iter()
+                    .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
+                    .map(|f| f.size)
+                    .sum();
+                bytes as f64 / limits.max_bytes_for_level(opts, l).max(1) as f64
+            }
+        })
+        .collect()
+}
+
 impl LeveledPolicy {
     fn pick_level0(&self, v: &Version) -> Option<CompactionSpec> {
         let inputs0 = v.levels[0].clone();
@@ -47,13 +106,16 @@ impl LeveledPolicy {
             return None;
         }
         let trivial = inputs0.len() == 1 && inputs1.is_empty();
-        Some(CompactionSpec {
-            level: 0,
-            output_level: 1,
-            inputs: [inputs0, inputs1],
-            trivial_move: trivial,
-            reason: "L0 file count",
-        })
+        let mut spec = CompactionSpec::two_levels(
+            CompactionKind::Size,
+            0,
+            1,
+            inputs0,
+            inputs1,
+            "L0 file count",
+        );
+        spec.trivial_move = trivial;
+        Some(spec)
     }
 
     /// Picks the table of `level` whose overlap with the next level is smallest relative to its
@@ -77,20 +139,24 @@ impl LeveledPolicy {
         let (_, f, next) = best?;
         if next.is_empty() {
             return Some(CompactionSpec {
-                level,
+                kind: CompactionKind::Size,
+                inputs: vec![LevelInputs {
+                    level,
+                    files: self.extend_trivial_move(v, level, &f, opts),
+                }],
                 output_level: level + 1,
-                inputs: [self.extend_trivial_move(v, level, &f, opts), Vec::new()],
                 trivial_move: true,
                 reason: "level size (move)",
             });
         }
-        Some(CompactionSpec {
+        Some(CompactionSpec::two_levels(
+            CompactionKind::Size,
             level,
-            output_level: level + 1,
-            inputs: [vec![f], next],
-            trivial_move: false,
-            reason: "level size",
-        })
+            level + 1,
+            vec![f],
+            next,
+            "level size",
+        ))
     }
 
     /// A table that overlaps nothing below moves down without being rewritten; its neighbours
@@ -160,49 +226,10 @@ impl LayoutPolicy for LeveledPolicy {
     }
 
     fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {
-        let last = v.levels.len() - 1;
-        (0..v.levels.len())
-            .map(|l| {
-                if l == 0 {
-                    let n = v.levels[0]
-                        .iter()
-                        .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
-                        .count();
-                    n as f64 / opts.level0_file_num_compaction_trigger as f64
-                } else if l == last {
-                    0.0 // the last level has nowhere to go
-                } else {
-                    let bytes: u64 = v.levels[l]
-                        .iter()
-                        .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
-                        .map(|f| f.size)
-                        .sum();
-                    bytes as f64 / self.max_bytes_for_level(opts, l) as f64
-                }
-            })
-            .collect()
+        scores(self, v, opts)
     }
 
     fn pick_compaction(&self, v: &Version, opts: &Options) -> Option<CompactionSpec> {
-        let scores = self.level_scores(v, opts);
-        let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
-        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-        // A trivial move writes nothing and leaves its level smaller for the compactions into
-        // it that follow (level 0 into level 1 rewrites all of level 1 it overlaps): do any
-        // that is due before the most urgent rewrite.
-        let moves = order
-            .iter()
-            .filter(|&&l| l > 0)
-            .find_map(|&level| self.pick_level(v, level, opts).filter(|s| s.trivial_move));
-        if moves.is_some() {
-            return moves;
-        }
-        order.into_iter().find_map(|level| {
-            if level == 0 {
-                self.pick_level0(v)
-            } else {
-                self.pick_level(v, level, opts)
-            }
-        })
+        pick(self, v, opts)
     }
 }

@@ -21,7 +21,7 @@ pub use snapshot::Snapshot;
 
 use crate::blob::BlobCache;
 use crate::cache::BlockCache;
-use crate::compaction::{LayoutPolicy, LeveledPolicy};
+use crate::compaction::{policy_for, LayoutPolicy};
 use crate::env::{Env, FileLock, IoCategory, IoStats};
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
@@ -92,6 +92,8 @@ pub(crate) struct State {
     /// A manual compaction holds the tree exclusively.
     pub(crate) manual_running: bool,
     pub(crate) manual_compaction_waiting: usize,
+    /// A float-up runs: no compaction out of level 0 may start (see `background::pick`).
+    pub(crate) float_up_running: bool,
     pub(crate) bg_error: Option<Error>,
     pub(crate) level_stats: Vec<LevelStats>,
 }
@@ -144,11 +146,8 @@ impl Db {
     /// Opens the database at `path`, creating it if `create_if_missing` allows, and recovers
     /// every write acknowledged before the last close or crash.
     pub fn open(path: impl AsRef<Path>, options: Options) -> Result<Db> {
-        let inner = Arc::new(recovery::open(
-            path.as_ref(),
-            options,
-            Box::new(LeveledPolicy),
-        )?);
+        let policy = policy_for(&options);
+        let inner = Arc::new(recovery::open(path.as_ref(), options, policy)?);
         let db = Db {
             threads: Mutex::new(background::start(&inner)?),
             inner,
@@ -214,10 +213,17 @@ impl Db {
             }
         }
         let stats = &inner.stats;
+        inner.policy.on_read();
         if found == Lookup::Absent {
             stats.add(Ticker::MemtableMiss, 1);
             let (f, hit) = sv.version.get(&inner.tables, stats, &lookup.0)?;
-            inner.policy.on_get(hit);
+            if let Some(hit) = hit {
+                if inner.policy.on_get_hit(hit, &sv.version) {
+                    // The policy wants work now (a float-up): wake a compaction thread
+                    // rather than let it sleep out its poll.
+                    inner.bg_cv.notify_all();
+                }
+            }
             found = f;
         } else {
             stats.add(Ticker::MemtableHit, 1);
@@ -249,6 +255,7 @@ impl Db {
             Some(s) => s.sequence(),
             None => inner.last_seq.load(Ordering::Acquire),
         };
+        inner.policy.on_read();
         let fill = !opts.no_fill_cache;
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         for mem in std::iter::once(&sv.mem).chain(sv.imms.iter()) {
@@ -416,7 +423,7 @@ impl DbInner {
         let opts = &self.opts;
         let mut pending = 0u64;
         let mut carried = 0u64;
-        if v.levels[0].len() >= opts.level0_file_num_compaction_trigger {
+        if v.levels[0].len() >= self.policy.level0_triggers(opts).compaction {
             carried = v.level_bytes(0);
             pending += carried;
         }

@@ -3,6 +3,10 @@
 //! Names and defaults follow RocksDB's where RocksDB has the knob (and `db_bench`'s flag of the
 //! same name sets it), so a study's settings carry over unchanged.
 
+mod layout;
+
+pub use layout::{parse_increments, FloatTarget, FslsmOptions, Layout, LAYOUT_PRESETS};
+
 use crate::env::{FileSystem, PosixFs};
 use crate::error::{Error, Result};
 use crate::filter::FilterOptions;
@@ -180,6 +184,12 @@ pub struct Options {
     /// Lower: less space, more rewriting. Default: 1.0 (RocksDB; never forces, since an
     /// all-garbage file is deleted anyway).
     pub blob_garbage_collection_force_threshold: f64,
+    /// The policy that shapes the tree: leveled, or the FSLSM-Tree (float-up and stretch).
+    /// [`Options::apply_layout_preset`] sets it with key-value separation as seed 003's
+    /// `leveldb`, `wisckey` and `fslsm` engines. Default: leveled.
+    pub layout: Layout,
+    /// Parameters of the FSLSM-Tree (used with [`Layout::Fslsm`]). Default: the paper's.
+    pub fslsm: FslsmOptions,
     /// The file system. Default: the operating system's.
     pub fs: Arc<dyn FileSystem>,
 }
@@ -219,6 +229,8 @@ impl Default for Options {
             enable_blob_garbage_collection: false,
             blob_garbage_collection_age_cutoff: 0.25,
             blob_garbage_collection_force_threshold: 1.0,
+            layout: Layout::Leveled,
+            fslsm: FslsmOptions::default(),
             fs: Arc::new(PosixFs),
         }
     }
@@ -251,6 +263,8 @@ impl fmt::Debug for Options {
                 "blob_garbage_collection_age_cutoff",
                 &self.blob_garbage_collection_age_cutoff,
             )
+            .field("layout", &self.layout)
+            .field("fslsm", &self.fslsm)
             .finish_non_exhaustive()
     }
 }
@@ -395,6 +409,9 @@ impl Options {
                 self.blob_garbage_collection_force_threshold,
                 "must be in [0, 1]",
             ));
+        }
+        if self.layout == Layout::Fslsm {
+            self.fslsm.validate()?;
         }
         self.filter.validate()
     }
