@@ -5,6 +5,7 @@ pub mod flags;
 pub mod header;
 pub mod json;
 pub mod keygen;
+pub mod layout;
 pub mod random;
 pub mod stats;
 pub mod valuegen;
