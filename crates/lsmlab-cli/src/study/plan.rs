@@ -52,6 +52,10 @@ pub struct Plan {
     /// The scale used when the command line names none (default: the first of quick, then any).
     #[serde(default)]
     pub default_scale: Option<String>,
+    /// Axes whose values are compared with each other (variant vs variant); default: every
+    /// axis. Leave out axes whose values are different questions (e.g. YCSB workloads).
+    #[serde(default)]
+    pub compare: Option<Vec<String>>,
     /// Figures (tables and plots) the report shows.
     #[serde(default)]
     pub figure: Vec<Figure>,
@@ -262,6 +266,13 @@ impl Plan {
             if !self.scale.contains_key(d) {
                 return Err(CliError::new(format!(
                     "default_scale: {d:?} is not a [scale.X] of the plan"
+                )));
+            }
+        }
+        for a in self.compare.iter().flatten() {
+            if !self.matrix.contains_key(a) {
+                return Err(CliError::new(format!(
+                    "compare: {a:?} is not an axis of [matrix]"
                 )));
             }
         }
