@@ -217,7 +217,8 @@ impl Plan {
             let msg = e.message().trim().replace('\n', " ");
             match e.span() {
                 Some(span) => {
-                    let line = text[..span.start.min(text.len())].lines().count().max(1);
+                    let before = text.get(..span.start).unwrap_or(text);
+                    let line = before.lines().count().max(1);
                     CliError::new(format!("plan: line {line}: {msg}"))
                 }
                 None => CliError::new(format!("plan: {msg}")),
@@ -389,6 +390,34 @@ bench = "fillseq"
         assert!(e.0.contains("matrix.bloom_bits"), "{e}");
         let e = Plan::parse(&format!("{MINIMAL}[matrix]\nbloom_bits = []\n")).unwrap_err();
         assert!(e.0.contains("empty"), "{e}");
+    }
+
+    #[test]
+    fn damaged_plans_give_errors_not_panics() {
+        // Every prefix and every single-byte change of a real plan: parse or a one-line error.
+        let text = include_str!("../../../../experiments/seed002.toml");
+        let bytes = text.as_bytes();
+        let check = |t: &str| {
+            if let Err(e) = Plan::parse(t) {
+                assert!(!e.0.contains('\n'), "{e}");
+            }
+        };
+        for end in (0..bytes.len()).step_by(7) {
+            if let Ok(t) = std::str::from_utf8(&bytes[..end]) {
+                check(t);
+            }
+        }
+        for (i, b) in [b'"', b'[', b'=', b'\n', b'x', b'1', 0xC3]
+            .iter()
+            .cycle()
+            .take(400)
+            .enumerate()
+        {
+            let mut v = bytes.to_vec();
+            let at = (i * 104_729) % v.len();
+            v[at] = *b;
+            check(&String::from_utf8_lossy(&v));
+        }
     }
 
     #[test]
