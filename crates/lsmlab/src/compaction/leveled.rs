@@ -1,7 +1,10 @@
 //! Classic leveled compaction by bytes, as RocksDB's default: level 0 compacts into level 1 when
 //! it holds `level0_file_num_compaction_trigger` files; level n ≥ 1 compacts one table into
-//! level n+1 when it exceeds `max_bytes_for_level_base · multiplier^(n−1)`.
+//! level n+1 when it exceeds `max_bytes_for_level_base · multiplier^(n−1)` — or, with
+//! `level_compaction_dynamic_level_bytes`, the targets of `dynamic_levels.rs`, level 0
+//! compacting into the base level.
 
+use super::dynamic_levels::{level_targets, LevelTargets};
 use super::{CompactionSpec, LayoutPolicy};
 use crate::options::Options;
 use crate::version::{FileMeta, Version};
@@ -35,21 +38,41 @@ fn key_range(files: &[Arc<FileMeta>]) -> (Vec<u8>, Vec<u8>) {
     (lo.to_vec(), hi.to_vec())
 }
 
+/// The level targets of `v`: static (`base · multiplier^(n−1)`) or dynamic.
+fn targets(v: &Version, opts: &Options) -> LevelTargets {
+    if opts.level_compaction_dynamic_level_bytes {
+        let bytes: Vec<u64> = (0..v.levels.len()).map(|l| v.level_bytes(l)).collect();
+        return level_targets(&bytes, v.levels[0].len(), opts);
+    }
+    let mut max_bytes = vec![0u64; v.levels.len()];
+    let mut bytes = opts.max_bytes_for_level_base as f64;
+    for (l, target) in max_bytes.iter_mut().enumerate().skip(1) {
+        if l > 1 {
+            bytes *= opts.max_bytes_for_level_multiplier;
+        }
+        *target = bytes.min(u64::MAX as f64) as u64;
+    }
+    LevelTargets {
+        base_level: 1,
+        max_bytes,
+    }
+}
+
 impl LeveledPolicy {
-    fn pick_level0(&self, v: &Version) -> Option<CompactionSpec> {
+    fn pick_level0(&self, v: &Version, base_level: usize) -> Option<CompactionSpec> {
         let inputs0 = v.levels[0].clone();
         if inputs0.is_empty() || busy(&inputs0) {
             return None;
         }
         let (lo, hi) = key_range(&inputs0);
-        let inputs1 = v.overlapping(1, Some(&lo), Some(&hi));
+        let inputs1 = v.overlapping(base_level, Some(&lo), Some(&hi));
         if busy(&inputs1) {
             return None;
         }
         let trivial = inputs0.len() == 1 && inputs1.is_empty();
         Some(CompactionSpec {
             level: 0,
-            output_level: 1,
+            output_level: base_level,
             inputs: [inputs0, inputs1],
             trivial_move: trivial,
             reason: "L0 file count",
@@ -151,16 +174,13 @@ impl LayoutPolicy for LeveledPolicy {
         "leveled"
     }
 
-    fn max_bytes_for_level(&self, opts: &Options, level: usize) -> u64 {
-        let mut bytes = opts.max_bytes_for_level_base as f64;
-        for _ in 1..level {
-            bytes *= opts.max_bytes_for_level_multiplier;
-        }
-        bytes.min(u64::MAX as f64) as u64
+    fn max_bytes_for_level(&self, v: &Version, opts: &Options, level: usize) -> u64 {
+        targets(v, opts).max_bytes.get(level).copied().unwrap_or(0)
     }
 
     fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {
         let last = v.levels.len() - 1;
+        let targets = targets(v, opts);
         (0..v.levels.len())
             .map(|l| {
                 if l == 0 {
@@ -177,7 +197,12 @@ impl LayoutPolicy for LeveledPolicy {
                         .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
                         .map(|f| f.size)
                         .sum();
-                    bytes as f64 / self.max_bytes_for_level(opts, l) as f64
+                    match targets.max_bytes[l] {
+                        // Above the base level: whatever is there moves down.
+                        0 if bytes > 0 => 1.0 + bytes as f64 / opts.max_bytes_for_level_base as f64,
+                        0 => 0.0,
+                        target => bytes as f64 / target as f64,
+                    }
                 }
             })
             .collect()
@@ -197,9 +222,10 @@ impl LayoutPolicy for LeveledPolicy {
         if moves.is_some() {
             return moves;
         }
+        let base_level = targets(v, opts).base_level;
         order.into_iter().find_map(|level| {
             if level == 0 {
-                self.pick_level0(v)
+                self.pick_level0(v, base_level)
             } else {
                 self.pick_level(v, level, opts)
             }

@@ -5,6 +5,7 @@
 
 mod blob_gc;
 mod blobs;
+pub mod dynamic_levels;
 mod job;
 mod leveled;
 
@@ -43,8 +44,8 @@ impl CompactionSpec {
 pub trait LayoutPolicy: Send + Sync {
     /// Short name for statistics, e.g. `"leveled"`.
     fn name(&self) -> &'static str;
-    /// Target size in bytes of `level` (≥ 1).
-    fn max_bytes_for_level(&self, opts: &Options, level: usize) -> u64;
+    /// Target size in bytes of `level` (≥ 1) in `version`.
+    fn max_bytes_for_level(&self, version: &Version, opts: &Options, level: usize) -> u64;
     /// The most urgent compaction, if any level is over its limit. Tables marked
     /// `being_compacted` must not be picked.
     fn pick_compaction(&self, version: &Version, opts: &Options) -> Option<CompactionSpec>;
