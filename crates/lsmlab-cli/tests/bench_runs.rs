@@ -187,18 +187,37 @@ fn overwrite_flush_compact_and_property_benchmarks_run() {
 
 #[test]
 fn use_existing_db_skips_fills() {
-    let (recs, out) = run(&[
-        "--benchmarks=fillseq,readrandom",
-        "--num=50",
-        "--use_existing_db=1",
-        "--seed=9",
-    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let load = flags(&["--benchmarks=fillseq", "--num=50", "--seed=9"], &dir);
+    lsmlab_cli::bench::run(&load, &[], &mut Vec::new(), false).expect("load");
+    let f = flags(
+        &[
+            "--benchmarks=fillseq,readrandom",
+            "--num=50",
+            "--use_existing_db=1",
+            "--seed=9",
+        ],
+        &dir,
+    );
+    let mut out = Vec::new();
+    let recs = lsmlab_cli::bench::run(&f, &[], &mut out, false).expect("bench runs");
+    let out = String::from_utf8(out).unwrap();
     assert!(
         out.contains("fillseq      : skipped (--use_existing_db is true)\n"),
         "{out}"
     );
     assert_eq!(recs.len(), 1);
-    assert_eq!(rec(&recs, "readrandom").found, 0);
+    // The reads find what the earlier run loaded: the database was reused, not recreated.
+    assert_eq!(rec(&recs, "readrandom").found, 50);
+}
+
+#[test]
+fn use_existing_db_refuses_a_missing_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = flags(&["--benchmarks=readrandom", "--use_existing_db=1"], &dir);
+    let e = lsmlab_cli::bench::run(&f, &[], &mut Vec::new(), false).unwrap_err();
+    assert!(e.0.starts_with("--use_existing_db: no database at"), "{e}");
+    assert!(!dir.path().join("db").exists());
 }
 
 #[test]

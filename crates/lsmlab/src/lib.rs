@@ -35,5 +35,8 @@ pub mod wal;
 pub use batch::WriteBatch;
 pub use db::{Db, DbIterator, Snapshot};
 pub use error::{Error, Result};
-pub use options::{Compression, Options, ReadOptions, WalRecoveryMode, WriteOptions};
+pub use options::{
+    Compression, FloatTarget, FslsmOptions, Layout, Options, ReadOptions, WalRecoveryMode,
+    WriteOptions,
+};
 pub use stats::{HistogramKind, Statistics, Ticker};

@@ -110,6 +110,16 @@ named_enum!(
         TrivialMoves => "lsmlab.trivial.moves",
         /// Flushes run.
         Flushes => "lsmlab.flushes",
+        /// FSLSM float-ups run (not counted in `lsmlab.compactions`).
+        FloatUps => "lsmlab.floatup.count",
+        /// Bytes of tables float-ups read: the floated table and the overlapping tables of the
+        /// levels it crossed.
+        FloatUpReadBytes => "lsmlab.floatup.read.bytes",
+        /// Bytes of tables float-ups wrote.
+        FloatUpWriteBytes => "lsmlab.floatup.write.bytes",
+        /// Versions float-ups dropped because a newer version in a crossed level shadows them
+        /// for every reader.
+        FloatUpKeysDropped => "lsmlab.floatup.keys.dropped",
         /// Filter blocks written.
         FilterBlocksBuilt => "lsmlab.filter.blocks.built",
         /// Microseconds spent building filter blocks.
@@ -154,6 +164,8 @@ named_enum!(
         BlobFileWrite => "rocksdb.blobdb.blob.file.write.micros",
         /// Tables probed per get.
         FilesProbedPerGet => "lsmlab.get.files.probed.per.get",
+        /// Microseconds per float-up.
+        FloatUpTime => "lsmlab.floatup.micros",
     }
 );
 

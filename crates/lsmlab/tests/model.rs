@@ -117,6 +117,12 @@ fn configure(fs: &MemFs, config: u8) -> Options {
             blob_garbage_collection_force_threshold: 0.2,
             ..base
         },
+        6 => Options {
+            // FSLSM with float-ups forced (every get that finds its key below level 0 asks for
+            // one) and two compaction threads; snapshots are held across them.
+            max_background_jobs: 3,
+            ..forced_fslsm_options(fs)
+        },
         _ => Options {
             // Bloom for flushes and level 1, Ribbon below; 3.5 bits to provoke false positives.
             filter: FilterOptions {
@@ -230,9 +236,144 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 128, max_shrink_iters: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400), config in 0u8..6) {
+    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400), config in 0u8..7) {
         run(ops, config);
     }
+
+    #[test]
+    fn leveldb_wisckey_and_fslsm_give_identical_answers(ops in prop::collection::vec(op(), 1..400)) {
+        metamorphic(ops);
+    }
+}
+
+/// Runs one operation sequence under the three presets of seed 003 (`fslsm` with float-ups
+/// forced) and compares every get, scan and snapshot read across them, and with the model.
+fn metamorphic(ops: Vec<Op>) {
+    let open = |preset: &str, fs: &MemFs| {
+        let mut o = forced_fslsm_options(fs);
+        o.apply_layout_preset(preset).unwrap();
+        Db::open(DIR, o).unwrap()
+    };
+    let fss: Vec<MemFs> = (0..3).map(|_| MemFs::new()).collect();
+    let presets = ["leveldb", "wisckey", "fslsm"];
+    let mut dbs: Vec<Db> = presets
+        .iter()
+        .zip(&fss)
+        .map(|(p, fs)| open(p, fs))
+        .collect();
+    let mut model = Model::new();
+    let mut snaps: Vec<Vec<Snapshot>> = vec![Vec::new(); 3];
+    let mut version = 0u32;
+    // Every database answers the same; the first answer is also checked against the model.
+    fn same<T: PartialEq + std::fmt::Debug>(what: &str, answers: Vec<T>, want: Option<&T>) {
+        for (i, a) in answers.iter().enumerate().skip(1) {
+            assert_eq!(&answers[0], a, "{what}: leveldb vs preset #{i}");
+        }
+        if let Some(w) = want {
+            assert_eq!(&answers[0], w, "{what}: vs the model");
+        }
+    }
+    for op in ops {
+        version += 1;
+        match op {
+            Op::Put(k, n) => {
+                let v = value(k, version, n);
+                dbs.iter().for_each(|d| d.put(&key(k), &v).unwrap());
+                model.insert(key(k), v);
+            }
+            Op::Delete(k) => {
+                dbs.iter().for_each(|d| d.delete(&key(k)).unwrap());
+                model.remove(&key(k));
+            }
+            Op::Batch(items) => {
+                let mut b = WriteBatch::new();
+                for (k, v) in items {
+                    match v {
+                        Some(n) => {
+                            let v = value(k, version, n);
+                            b.put(&key(k), &v);
+                            model.insert(key(k), v);
+                        }
+                        None => {
+                            b.delete(&key(k));
+                            model.remove(&key(k));
+                        }
+                    }
+                }
+                for d in &dbs {
+                    d.write(&WriteOptions::default(), b.clone()).unwrap();
+                }
+            }
+            Op::Get(k) => {
+                let got = dbs.iter().map(|d| d.get(&key(k)).unwrap()).collect();
+                same(&format!("get {k}"), got, Some(&model.get(&key(k)).cloned()));
+            }
+            Op::Seek(k, n, fwd) => {
+                let ro = ReadOptions::default();
+                let got = dbs
+                    .iter()
+                    .map(|d| seek_db(d, &ro, &key(k), n, fwd))
+                    .collect();
+                same(
+                    &format!("seek {k}"),
+                    got,
+                    Some(&seek_model(&model, &key(k), n, fwd)),
+                );
+            }
+            Op::Flush => dbs.iter().for_each(|d| d.flush().unwrap()),
+            Op::Compact(r) => {
+                let (lo, hi) = match r {
+                    Some((a, b)) => (Some(key(a.min(b))), Some(key(a.max(b)))),
+                    None => (None, None),
+                };
+                for d in &dbs {
+                    d.compact_range(lo.as_deref(), hi.as_deref()).unwrap();
+                }
+            }
+            Op::TakeSnapshot => {
+                for (d, s) in dbs.iter().zip(snaps.iter_mut()) {
+                    s.push(d.snapshot());
+                    if s.len() > 4 {
+                        s.remove(0);
+                    }
+                }
+            }
+            Op::CheckSnapshot(i) => {
+                let got: Vec<_> = dbs
+                    .iter()
+                    .zip(&snaps)
+                    .filter_map(|(d, s)| {
+                        let snap = s.get(i % s.len().max(1))?;
+                        let ro = ReadOptions {
+                            snapshot: Some(snap.clone()),
+                            ..Default::default()
+                        };
+                        Some(scan(d, &ro))
+                    })
+                    .collect();
+                same("snapshot scan", got, None);
+            }
+            Op::Reopen => {
+                snaps.iter_mut().for_each(Vec::clear);
+                let old = std::mem::take(&mut dbs);
+                old.into_iter().for_each(|d| d.close().unwrap());
+                dbs = presets
+                    .iter()
+                    .zip(&fss)
+                    .map(|(p, fs)| open(p, fs))
+                    .collect();
+            }
+        }
+    }
+    let ro = ReadOptions::default();
+    for d in &dbs {
+        d.wait_for_background_work().unwrap();
+    }
+    let got = dbs.iter().map(|d| scan(d, &ro)).collect();
+    same("final scan", got, Some(&model));
+    let got = dbs.iter().map(|d| scan_reverse(d, &ro)).collect();
+    let rev: Vec<_> = model.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    same("final reverse scan", got, Some(&rev));
 }
 
 #[test]

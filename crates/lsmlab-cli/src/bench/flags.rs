@@ -474,6 +474,12 @@ pub fn parse(args: &[String]) -> CliResult<Parsed> {
             .unwrap_or_default();
         return Err(CliError::new(format!("unknown flag --{name}{hint}")));
     }
+    // An explicit empty --db would open the working directory as a database.
+    if flags.db.is_empty() && set.iter().any(|n| n == "db") {
+        return Err(CliError::new(
+            "--db: empty; give a directory, or leave --db out for db_bench's default under /tmp",
+        ));
+    }
     flags.validate()?;
     Ok(Parsed::Run {
         flags: Box::new(flags),

@@ -69,8 +69,26 @@ struct Session<'a> {
 
 impl Session<'_> {
     fn open(&mut self) -> CliResult<()> {
-        let db = Db::open(&self.path, self.flags.options())
-            .map_err(|e| CliError::new(format!("open {}: {e}", self.path)))?;
+        let mut opts = self.flags.options();
+        // As db_bench: --use_existing_db reads a database that must already be there.
+        opts.create_if_missing = !self.flags.use_existing_db;
+        // Checked here too: the engine makes the directory and its LOCK before it refuses.
+        if self.flags.use_existing_db && !Path::new(&self.path).join("CURRENT").exists() {
+            return Err(CliError::new(format!(
+                "--use_existing_db: no database at {} (no CURRENT file); load one first or set --use_existing_db=0",
+                self.path
+            )));
+        }
+        let db = Db::open(&self.path, opts).map_err(|e| {
+            if self.flags.use_existing_db {
+                CliError::new(format!(
+                    "--use_existing_db: no database at {} ({e}); load one first or set --use_existing_db=0",
+                    self.path
+                ))
+            } else {
+                CliError::new(format!("open {}: {e}", self.path))
+            }
+        })?;
         self.db = Some(db);
         Ok(())
     }
@@ -222,6 +240,15 @@ pub fn run(
     } else {
         flags.seed
     };
+    // Fail on an unwritable --json before the benchmarks run, not after.
+    let mut json_file = if flags.json.is_empty() {
+        None
+    } else {
+        Some(
+            std::fs::File::create(&flags.json)
+                .map_err(|e| CliError::new(format!("--json: cannot write {}: {e}", flags.json)))?,
+        )
+    };
     let path = flags.db_path();
     if !flags.use_existing_db {
         Db::destroy(&path, &flags.options())
@@ -358,7 +385,7 @@ pub fn run(
     if flags.statistics {
         writeln!(out, "STATISTICS:\n{}", statistics_text(db)).map_err(io_err)?;
     }
-    if !flags.json.is_empty() {
+    if let Some(file) = json_file.as_mut() {
         let doc = RunRecord {
             tool: "lsmlab bench",
             version: env!("CARGO_PKG_VERSION"),
@@ -371,7 +398,7 @@ pub fn run(
         };
         let text = serde_json::to_string_pretty(&doc)
             .map_err(|e| CliError::new(format!("--json: {e}")))?;
-        std::fs::write(&flags.json, text)
+        file.write_all(text.as_bytes())
             .map_err(|e| CliError::new(format!("--json: cannot write {}: {e}", flags.json)))?;
     }
     if let Some(db) = session.db.take() {

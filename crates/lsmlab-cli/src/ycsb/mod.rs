@@ -88,7 +88,12 @@ pub fn parse(args: &[String]) -> CliResult<Option<YcsbArgs>> {
     let phase = match args.first().map(String::as_str) {
         Some("load") => Phase::Load,
         Some("run") => Phase::Run,
-        Some("-h") | Some("--help") | Some("help") | None => return Ok(None),
+        Some("-h") | Some("--help") | Some("help") => return Ok(None),
+        None => {
+            return Err(CliError::new(
+                "ycsb: expected load or run (usage: lsmlab ycsb load|run -P FILE [-p key=value]... --db=DIR; see lsmlab ycsb --help)",
+            ))
+        }
         Some(other) => {
             return Err(CliError::new(format!(
                 "ycsb: expected load or run, got {other:?}"
@@ -133,6 +138,11 @@ pub fn parse(args: &[String]) -> CliResult<Option<YcsbArgs>> {
     }
     let db = db
         .ok_or_else(|| CliError::new("--db: missing; give the database directory with --db=DIR"))?;
+    if db.is_empty() {
+        return Err(CliError::new(
+            "--db: empty; give the database directory with --db=DIR",
+        ));
+    }
     Ok(Some(YcsbArgs {
         phase,
         props,
@@ -230,8 +240,33 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
         eprintln!("{w}");
     }
     let w = CoreWorkload::from_properties(&args.props)?;
-    let db = lsmlab::Db::open(&args.db, lsmlab::Options::default())
-        .map_err(|e| CliError::new(format!("open {}: {e}", args.db)))?;
+    // Fail on an unwritable --json before the phase runs, not after.
+    let mut json_file = match &args.json {
+        Some(path) => Some(
+            std::fs::File::create(path)
+                .map_err(|e| CliError::new(format!("--json: cannot write {path}: {e}")))?,
+        ),
+        None => None,
+    };
+    // As YCSB against a real store: run needs the database that load made. Checked before
+    // opening: the engine makes the directory and its LOCK before it refuses.
+    if args.phase == Phase::Run && !Path::new(&args.db).join("CURRENT").exists() {
+        return Err(CliError::new(format!(
+            "ycsb run: no loaded database at {} (no CURRENT file); run `lsmlab ycsb load` first",
+            args.db
+        )));
+    }
+    let opts = lsmlab::Options {
+        create_if_missing: args.phase == Phase::Load,
+        ..lsmlab::Options::default()
+    };
+    let db = lsmlab::Db::open(&args.db, opts).map_err(|e| match args.phase {
+        Phase::Run => CliError::new(format!(
+            "ycsb run: no loaded database at {} ({e}); run `lsmlab ycsb load` first",
+            args.db
+        )),
+        Phase::Load => CliError::new(format!("open {}: {e}", args.db)),
+    })?;
     let before = EngineSnapshot::take(&db);
     let result = run_phase(&db, &w, args.phase)?;
     let io = |e: std::io::Error| CliError::new(format!("writing output: {e}"));
@@ -259,7 +294,7 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
         Phase::Run => "ycsb run",
     };
     write!(out, "{}", figures.to_text(title)).map_err(io)?;
-    if let Some(path) = &args.json {
+    if let (Some(path), Some(file)) = (&args.json, json_file.as_mut()) {
         let rec = YcsbRecord {
             tool: "lsmlab ycsb",
             version: env!("CARGO_PKG_VERSION"),
@@ -278,7 +313,7 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
         };
         let text = serde_json::to_string_pretty(&rec)
             .map_err(|e| CliError::new(format!("--json: {e}")))?;
-        std::fs::write(path, text)
+        file.write_all(text.as_bytes())
             .map_err(|e| CliError::new(format!("--json: cannot write {path}: {e}")))?;
     }
     db.close()

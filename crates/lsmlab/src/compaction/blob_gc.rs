@@ -3,7 +3,7 @@
 //! table referencing the oldest of them is compacted, so that its live blobs are relocated and
 //! those files can die, even if the tree's shape asks for no compaction.
 
-use super::CompactionSpec;
+use super::{CompactionKind, CompactionSpec};
 use crate::options::Options;
 use crate::version::Version;
 use std::sync::atomic::Ordering;
@@ -46,13 +46,14 @@ pub fn pick_blob_gc(version: &Version, opts: &Options) -> Option<CompactionSpec>
     let last = version.levels.len() - 1;
     let spec = if level == last {
         // Nothing below: the table is rewritten in place.
-        CompactionSpec {
+        CompactionSpec::two_levels(
+            CompactionKind::BlobGc,
             level,
-            output_level: level,
-            inputs: [vec![table.clone()], Vec::new()],
-            trivial_move: false,
-            reason: "blob-gc",
-        }
+            level,
+            vec![table.clone()],
+            Vec::new(),
+            "blob-gc",
+        )
     } else {
         let lo = table.smallest_user().to_vec();
         let hi = table.largest_user().to_vec();
@@ -60,13 +61,14 @@ pub fn pick_blob_gc(version: &Version, opts: &Options) -> Option<CompactionSpec>
         let lo = inputs0.iter().map(|f| f.smallest_user()).min()?.to_vec();
         let hi = inputs0.iter().map(|f| f.largest_user()).max()?.to_vec();
         let inputs1 = version.overlapping(level + 1, Some(&lo), Some(&hi));
-        CompactionSpec {
+        CompactionSpec::two_levels(
+            CompactionKind::BlobGc,
             level,
-            output_level: level + 1,
-            inputs: [inputs0, inputs1],
-            trivial_move: false,
-            reason: "blob-gc",
-        }
+            level + 1,
+            inputs0,
+            inputs1,
+            "blob-gc",
+        )
     };
     if spec
         .all_inputs()

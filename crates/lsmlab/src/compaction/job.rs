@@ -48,6 +48,9 @@ pub struct CompactionParams<'a> {
 pub struct CompactionOutcome {
     /// Output tables, in key order.
     pub outputs: Vec<NewFile>,
+    /// Float-up only: tables left in the input level, holding versions that a newer version
+    /// in a crossed level shadows but a live snapshot can still read.
+    pub stayed: Vec<NewFile>,
     /// Bytes of input tables.
     pub bytes_read: u64,
     /// Bytes of output tables and blob files.
@@ -60,7 +63,8 @@ pub struct CompactionOutcome {
     pub entries_dropped: u64,
 }
 
-struct Output {
+/// One output table being written, with what the MANIFEST records of it.
+pub(super) struct Output {
     builder: TableBuilder,
     number: u64,
     smallest_seq: u64,
@@ -70,28 +74,72 @@ struct Output {
     oldest_blob: u64,
 }
 
+impl Output {
+    /// Creates table `number` in `dir`.
+    pub(super) fn create(
+        env: &Env,
+        dir: &Path,
+        number: u64,
+        category: IoCategory,
+        opts: crate::sst::TableOptions,
+    ) -> Result<Output> {
+        let path = table_path(dir, number);
+        let file = env.create(&path, category)?;
+        Ok(Output {
+            builder: TableBuilder::new(file, path, opts),
+            number,
+            smallest_seq: MAX_SEQUENCE,
+            largest_seq: 0,
+            deletions: 0,
+            oldest_blob: u64::MAX,
+        })
+    }
+
+    /// Adds one entry (in internal-key order); `blob` is the blob file it references.
+    pub(super) fn add(
+        &mut self,
+        parsed: &crate::key::ParsedKey<'_>,
+        key: &[u8],
+        value: &[u8],
+        blob: Option<u64>,
+    ) -> Result<()> {
+        self.builder.add(key, value)?;
+        if let Some(b) = blob {
+            self.oldest_blob = self.oldest_blob.min(b);
+        }
+        self.smallest_seq = self.smallest_seq.min(parsed.seq);
+        self.largest_seq = self.largest_seq.max(parsed.seq);
+        if parsed.kind == ValueKind::Deletion {
+            self.deletions += 1;
+        }
+        Ok(())
+    }
+
+    /// Bytes written so far (about).
+    pub(super) fn estimated_size(&self) -> u64 {
+        self.builder.estimated_size()
+    }
+}
+
 /// Merges the inputs of `p.spec` into new tables of `p.spec.output_level`.
 pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome> {
     let spec = p.spec;
     let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
-    if spec.level == 0 {
-        for f in &spec.inputs[0] {
-            children.push(p.tables.get(f.number)?.iter(p.category, false));
+    for input in &spec.inputs {
+        if input.level == 0 {
+            // Level-0 tables overlap one another: one iterator each.
+            for f in &input.files {
+                children.push(p.tables.get(f.number)?.iter(p.category, false));
+            }
+        } else {
+            children.push(Box::new(LevelIterator::new(
+                input.files.clone(),
+                p.tables.clone(),
+                p.category,
+                false,
+            )));
         }
-    } else {
-        children.push(Box::new(LevelIterator::new(
-            spec.inputs[0].clone(),
-            p.tables.clone(),
-            p.category,
-            false,
-        )));
     }
-    children.push(Box::new(LevelIterator::new(
-        spec.inputs[1].clone(),
-        p.tables.clone(),
-        p.category,
-        false,
-    )));
     let mut iter = MergingIterator::new(children);
     let mut out = CompactionOutcome {
         bytes_read: spec.all_inputs().map(|f| f.size).sum(),
@@ -137,36 +185,25 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
             if new_user_key
                 && current
                     .as_ref()
-                    .is_some_and(|c| c.builder.estimated_size() >= p.opts.target_file_size_base)
+                    .is_some_and(|c| c.estimated_size() >= p.opts.target_file_size_base)
             {
                 if let Some(c) = current.take() {
-                    finish_output(c, &mut out)?;
+                    finish_output(c, &mut out.outputs, &mut out.bytes_written)?;
                 }
             }
             if current.is_none() {
                 let number = (p.new_file_number)();
-                let path = table_path(p.dir, number);
-                let file = p.env.create(&path, p.category)?;
-                current = Some(Output {
-                    builder: TableBuilder::new(file, path, table_opts.clone()),
+                current = Some(Output::create(
+                    p.env,
+                    p.dir,
                     number,
-                    smallest_seq: MAX_SEQUENCE,
-                    largest_seq: 0,
-                    deletions: 0,
-                    oldest_blob: u64::MAX,
-                });
+                    p.category,
+                    table_opts.clone(),
+                )?);
             }
             if let Some(c) = current.as_mut() {
                 let (k, v, blob) = blobs.kept(&parsed, ikey, iter.value(), p.new_file_number)?;
-                c.builder.add(k, v)?;
-                if let Some(b) = blob {
-                    c.oldest_blob = c.oldest_blob.min(b);
-                }
-                c.smallest_seq = c.smallest_seq.min(parsed.seq);
-                c.largest_seq = c.largest_seq.max(parsed.seq);
-                if parsed.kind == ValueKind::Deletion {
-                    c.deletions += 1;
-                }
+                c.add(&parsed, k, v, blob)?;
             }
         }
         if new_user_key {
@@ -176,7 +213,7 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
     }
     iter.status()?;
     if let Some(c) = current.take() {
-        finish_output(c, &mut out)?;
+        finish_output(c, &mut out.outputs, &mut out.bytes_written)?;
     }
     out.blobs = blobs.finish()?;
     // As RocksDB counts them: compaction write bytes include the blob files it wrote.
@@ -184,10 +221,15 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
     Ok(out)
 }
 
-fn finish_output(c: Output, out: &mut CompactionOutcome) -> Result<()> {
+/// Finishes (and syncs) `c`, adding its record to `outputs` and its size to `written`.
+pub(super) fn finish_output(
+    c: Output,
+    outputs: &mut Vec<NewFile>,
+    written: &mut u64,
+) -> Result<()> {
     let summary = c.builder.finish()?;
-    out.bytes_written += summary.file_size;
-    out.outputs.push(NewFile {
+    *written += summary.file_size;
+    outputs.push(NewFile {
         number: c.number,
         size: summary.file_size,
         smallest: summary.smallest,

@@ -3,9 +3,12 @@
 //! level n+1 when it exceeds `max_bytes_for_level_base · multiplier^(n−1)` — or, with
 //! `level_compaction_dynamic_level_bytes`, the targets of `dynamic_levels.rs`, level 0
 //! compacting into the base level.
+//!
+//! The picker reads the limits through [`LayoutPolicy`], so a policy that moves the limits at
+//! run time (FSLSM's stretch) reuses it unchanged.
 
 use super::dynamic_levels::{level_targets, LevelTargets};
-use super::{CompactionSpec, LayoutPolicy};
+use super::{CompactionKind, CompactionSpec, LayoutPolicy, LevelInputs};
 use crate::options::Options;
 use crate::version::{FileMeta, Version};
 use std::sync::atomic::Ordering;
@@ -38,24 +41,67 @@ fn key_range(files: &[Arc<FileMeta>]) -> (Vec<u8>, Vec<u8>) {
     (lo.to_vec(), hi.to_vec())
 }
 
-/// The level targets of `v`: static (`base · multiplier^(n−1)`) or dynamic.
-fn targets(v: &Version, opts: &Options) -> LevelTargets {
-    if opts.level_compaction_dynamic_level_bytes {
-        let bytes: Vec<u64> = (0..v.levels.len()).map(|l| v.level_bytes(l)).collect();
-        return level_targets(&bytes, v.levels[0].len(), opts);
+/// The leveled pick under `limits`' current limits.
+pub(crate) fn pick(
+    limits: &dyn LayoutPolicy,
+    v: &Version,
+    opts: &Options,
+) -> Option<CompactionSpec> {
+    let scores = scores(limits, v, opts);
+    let base_level = limits.level_targets(v, opts).base_level;
+    let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    // A trivial move writes nothing and leaves its level smaller for the compactions into
+    // it that follow (level 0 into level 1 rewrites all of level 1 it overlaps): do any
+    // that is due before the most urgent rewrite.
+    let moves = order.iter().filter(|&&l| l > 0).find_map(|&level| {
+        LeveledPolicy
+            .pick_level(v, level, opts)
+            .filter(|s| s.trivial_move)
+    });
+    if moves.is_some() {
+        return moves;
     }
-    let mut max_bytes = vec![0u64; v.levels.len()];
-    let mut bytes = opts.max_bytes_for_level_base as f64;
-    for (l, target) in max_bytes.iter_mut().enumerate().skip(1) {
-        if l > 1 {
-            bytes *= opts.max_bytes_for_level_multiplier;
+    order.into_iter().find_map(|level| {
+        if level == 0 {
+            LeveledPolicy.pick_level0(v, base_level)
+        } else {
+            LeveledPolicy.pick_level(v, level, opts)
         }
-        *target = bytes.min(u64::MAX as f64) as u64;
-    }
-    LevelTargets {
-        base_level: 1,
-        max_bytes,
-    }
+    })
+}
+
+/// Each level's score under `limits`' current limits: level 0 by file count against its
+/// compaction trigger, the others by bytes against their target; the last level scores 0.
+pub(crate) fn scores(limits: &dyn LayoutPolicy, v: &Version, opts: &Options) -> Vec<f64> {
+    let last = v.levels.len() - 1;
+    let l0_trigger = limits.level0_triggers(opts).compaction.max(1);
+    let targets = limits.level_targets(v, opts);
+    (0..v.levels.len())
+        .map(|l| {
+            if l == 0 {
+                let n = v.levels[0]
+                    .iter()
+                    .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
+                    .count();
+                n as f64 / l0_trigger as f64
+            } else if l == last {
+                0.0 // the last level has nowhere to go
+            } else {
+                let bytes: u64 = v.levels[l]
+                    .iter()
+                    .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
+                    .map(|f| f.size)
+                    .sum();
+                match targets.max_bytes[l] {
+                    // Above the base level (dynamic sizing): whatever is there moves down.
+                    0 if bytes > 0 => 1.0 + bytes as f64 / opts.max_bytes_for_level_base as f64,
+                    0 => 0.0,
+                    target => bytes as f64 / target as f64,
+                }
+            }
+        })
+        .collect()
 }
 
 impl LeveledPolicy {
@@ -70,13 +116,16 @@ impl LeveledPolicy {
             return None;
         }
         let trivial = inputs0.len() == 1 && inputs1.is_empty();
-        Some(CompactionSpec {
-            level: 0,
-            output_level: base_level,
-            inputs: [inputs0, inputs1],
-            trivial_move: trivial,
-            reason: "L0 file count",
-        })
+        let mut spec = CompactionSpec::two_levels(
+            CompactionKind::Size,
+            0,
+            base_level,
+            inputs0,
+            inputs1,
+            "L0 file count",
+        );
+        spec.trivial_move = trivial;
+        Some(spec)
     }
 
     /// Picks the table of `level` whose overlap with the next level is smallest relative to its
@@ -100,20 +149,24 @@ impl LeveledPolicy {
         let (_, f, next) = best?;
         if next.is_empty() {
             return Some(CompactionSpec {
-                level,
+                kind: CompactionKind::Size,
+                inputs: vec![LevelInputs {
+                    level,
+                    files: self.extend_trivial_move(v, level, &f, opts),
+                }],
                 output_level: level + 1,
-                inputs: [self.extend_trivial_move(v, level, &f, opts), Vec::new()],
                 trivial_move: true,
                 reason: "level size (move)",
             });
         }
-        Some(CompactionSpec {
+        Some(CompactionSpec::two_levels(
+            CompactionKind::Size,
             level,
-            output_level: level + 1,
-            inputs: [vec![f], next],
-            trivial_move: false,
-            reason: "level size",
-        })
+            level + 1,
+            vec![f],
+            next,
+            "level size",
+        ))
     }
 
     /// A table that overlaps nothing below moves down without being rewritten; its neighbours
@@ -174,61 +227,38 @@ impl LayoutPolicy for LeveledPolicy {
         "leveled"
     }
 
-    fn max_bytes_for_level(&self, v: &Version, opts: &Options, level: usize) -> u64 {
-        targets(v, opts).max_bytes.get(level).copied().unwrap_or(0)
+    fn max_bytes_for_level(&self, opts: &Options, level: usize) -> u64 {
+        let mut bytes = opts.max_bytes_for_level_base as f64;
+        for _ in 1..level {
+            bytes *= opts.max_bytes_for_level_multiplier;
+        }
+        bytes.min(u64::MAX as f64) as u64
+    }
+
+    fn level_targets(&self, v: &Version, opts: &Options) -> LevelTargets {
+        if !opts.level_compaction_dynamic_level_bytes {
+            return LevelTargets {
+                base_level: 1,
+                max_bytes: (0..v.levels.len())
+                    .map(|l| {
+                        if l == 0 {
+                            0
+                        } else {
+                            self.max_bytes_for_level(opts, l)
+                        }
+                    })
+                    .collect(),
+            };
+        }
+        let bytes: Vec<u64> = (0..v.levels.len()).map(|l| v.level_bytes(l)).collect();
+        level_targets(&bytes, v.levels[0].len(), opts)
     }
 
     fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {
-        let last = v.levels.len() - 1;
-        let targets = targets(v, opts);
-        (0..v.levels.len())
-            .map(|l| {
-                if l == 0 {
-                    let n = v.levels[0]
-                        .iter()
-                        .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
-                        .count();
-                    n as f64 / opts.level0_file_num_compaction_trigger as f64
-                } else if l == last {
-                    0.0 // the last level has nowhere to go
-                } else {
-                    let bytes: u64 = v.levels[l]
-                        .iter()
-                        .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
-                        .map(|f| f.size)
-                        .sum();
-                    match targets.max_bytes[l] {
-                        // Above the base level: whatever is there moves down.
-                        0 if bytes > 0 => 1.0 + bytes as f64 / opts.max_bytes_for_level_base as f64,
-                        0 => 0.0,
-                        target => bytes as f64 / target as f64,
-                    }
-                }
-            })
-            .collect()
+        scores(self, v, opts)
     }
 
     fn pick_compaction(&self, v: &Version, opts: &Options) -> Option<CompactionSpec> {
-        let scores = self.level_scores(v, opts);
-        let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
-        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-        // A trivial move writes nothing and leaves its level smaller for the compactions into
-        // it that follow (level 0 into level 1 rewrites all of level 1 it overlaps): do any
-        // that is due before the most urgent rewrite.
-        let moves = order
-            .iter()
-            .filter(|&&l| l > 0)
-            .find_map(|&level| self.pick_level(v, level, opts).filter(|s| s.trivial_move));
-        if moves.is_some() {
-            return moves;
-        }
-        let base_level = targets(v, opts).base_level;
-        order.into_iter().find_map(|level| {
-            if level == 0 {
-                self.pick_level0(v, base_level)
-            } else {
-                self.pick_level(v, level, opts)
-            }
-        })
+        pick(self, v, opts)
     }
 }

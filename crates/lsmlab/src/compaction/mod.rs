@@ -1,56 +1,226 @@
-//! The layout seam: which tables to compact and how big each level may grow.
+//! The layout seam: which tables to compact, where they go, and how big each level may grow.
 //!
-//! The engine asks a [`LayoutPolicy`] for work and tells it of every get that hit a table;
-//! leveled compaction ([`LeveledPolicy`]) is one policy, FSLSM another, with no fork of the engine.
+//! The engine tells a [`LayoutPolicy`] of every operation, every get that hit a table and every
+//! table created, and asks it for work; leveled compaction ([`LeveledPolicy`]) is one policy,
+//! the FSLSM-Tree ([`FslsmPolicy`]) another, with no fork of the engine.
 
 mod blob_gc;
 mod blobs;
 pub mod dynamic_levels;
+mod float_up;
+mod fslsm;
 mod job;
 mod leveled;
+#[cfg(test)]
+mod picker_tests;
 
 pub use blob_gc::pick_blob_gc;
 pub use blobs::BlobOutcome;
+pub use dynamic_levels::LevelTargets;
+pub use float_up::{run_float_up, FloatUpParams};
+pub use fslsm::FslsmPolicy;
 pub use job::{run_compaction, CompactionOutcome, CompactionParams};
 pub use leveled::LeveledPolicy;
 
-use crate::options::Options;
+use crate::options::{Layout, Options};
 use crate::version::{FileMeta, HitLocation, Version};
 use std::sync::Arc;
 
-/// A compaction to run: `inputs[0]` from `level`, `inputs[1]` from `output_level`.
+/// Why a compaction runs; each kind is counted apart in statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactionKind {
+    /// A level is over its limit (level 0 by file count, the others by bytes).
+    Size,
+    /// FSLSM: a hot table moves up, above the level it was in.
+    FloatUp,
+    /// Blob garbage collection forces a rewrite of the tables referencing old blob files.
+    BlobGc,
+    /// `Db::compact_range`.
+    Manual,
+}
+
+impl CompactionKind {
+    /// Lower-case name for logs and statistics.
+    pub fn name(self) -> &'static str {
+        match self {
+            CompactionKind::Size => "size",
+            CompactionKind::FloatUp => "float-up",
+            CompactionKind::BlobGc => "blob-gc",
+            CompactionKind::Manual => "manual",
+        }
+    }
+}
+
+/// The input tables of one level.
+#[derive(Clone)]
+pub struct LevelInputs {
+    /// The level they are in.
+    pub level: usize,
+    /// The tables (for level ≥ 1 in key order).
+    pub files: Vec<Arc<FileMeta>>,
+}
+
+/// A compaction to run: input tables from any number of levels, written to `output_level`,
+/// which may lie above the inputs (a float-up) or below them.
 #[derive(Clone)]
 pub struct CompactionSpec {
-    /// The level compacted.
-    pub level: usize,
+    /// Why it runs.
+    pub kind: CompactionKind,
+    /// The input tables, shallowest level first; the last entry may be `output_level`'s own
+    /// tables that the output replaces.
+    pub inputs: Vec<LevelInputs>,
     /// The level written.
     pub output_level: usize,
-    /// Tables of `level`, then of `output_level`.
-    pub inputs: [Vec<Arc<FileMeta>>; 2],
-    /// Move the single input table down without rewriting it.
+    /// Move the input tables to `output_level` without rewriting them.
     pub trivial_move: bool,
-    /// Why it was picked (for logs and stats).
+    /// Why it was picked, in words (for logs).
     pub reason: &'static str,
 }
 
 impl CompactionSpec {
+    /// The classic shape: tables of `level` merged with the overlapping tables of
+    /// `output_level`.
+    pub fn two_levels(
+        kind: CompactionKind,
+        level: usize,
+        output_level: usize,
+        upper: Vec<Arc<FileMeta>>,
+        lower: Vec<Arc<FileMeta>>,
+        reason: &'static str,
+    ) -> CompactionSpec {
+        let mut inputs = vec![LevelInputs {
+            level,
+            files: upper,
+        }];
+        if level != output_level {
+            inputs.push(LevelInputs {
+                level: output_level,
+                files: lower,
+            });
+        }
+        CompactionSpec {
+            kind,
+            inputs,
+            output_level,
+            trivial_move: false,
+            reason,
+        }
+    }
+
+    /// The shallowest input level.
+    pub fn start_level(&self) -> usize {
+        self.inputs.first().map_or(self.output_level, |i| i.level)
+    }
+
     /// Every input table.
     pub fn all_inputs(&self) -> impl Iterator<Item = &Arc<FileMeta>> {
-        self.inputs[0].iter().chain(self.inputs[1].iter())
+        self.inputs.iter().flat_map(|i| i.files.iter())
+    }
+
+    /// Every input table with its level.
+    pub fn inputs_with_level(&self) -> impl Iterator<Item = (usize, &Arc<FileMeta>)> {
+        self.inputs
+            .iter()
+            .flat_map(|i| i.files.iter().map(move |f| (i.level, f)))
+    }
+
+    /// True if any input or the output is in level 0.
+    pub fn touches_level0(&self) -> bool {
+        self.output_level == 0
+            || self
+                .inputs
+                .iter()
+                .any(|i| i.level == 0 && !i.files.is_empty())
     }
 }
 
-/// Decides the shape of the tree.
+/// Level 0's file-count triggers, which a policy may move at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Level0Triggers {
+    /// Files that start a compaction into level 1.
+    pub compaction: usize,
+    /// Files at which writes are slowed down.
+    pub slowdown: usize,
+    /// Files at which writes stop.
+    pub stop: usize,
+}
+
+impl Level0Triggers {
+    /// The static triggers of `opts`.
+    pub fn from_options(opts: &Options) -> Level0Triggers {
+        Level0Triggers {
+            compaction: opts.level0_file_num_compaction_trigger,
+            slowdown: opts.level0_slowdown_writes_trigger,
+            stop: opts.level0_stop_writes_trigger,
+        }
+    }
+}
+
+/// What a policy reports of its adaptive state (for `lsmlab.stats` and the bench report).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LayoutStatus {
+    /// Reads / operations over the policy's window; `None` for a policy that does not track it.
+    pub read_ratio: Option<f64>,
+    /// Float-ups the policy asked for (including those later skipped).
+    pub float_ups_requested: u64,
+    /// Float-ups skipped because they would have read too many tables of the levels crossed.
+    pub float_ups_skipped: u64,
+}
+
+/// Decides the shape of the tree. Every hook has a do-nothing default, so a static policy
+/// implements only the limits and the picker.
 pub trait LayoutPolicy: Send + Sync {
     /// Short name for statistics, e.g. `"leveled"`.
     fn name(&self) -> &'static str;
-    /// Target size in bytes of `level` (≥ 1) in `version`.
-    fn max_bytes_for_level(&self, version: &Version, opts: &Options, level: usize) -> u64;
-    /// The most urgent compaction, if any level is over its limit. Tables marked
-    /// `being_compacted` must not be picked.
+    /// Target size in bytes of `level` (≥ 1) now.
+    fn max_bytes_for_level(&self, opts: &Options, level: usize) -> u64;
+    /// Every level's target in `version`, and the level that level 0 compacts into. By
+    /// default the static targets of [`LayoutPolicy::max_bytes_for_level`] with base level 1;
+    /// a policy whose targets depend on the tree (dynamic level sizing) overrides it.
+    fn level_targets(&self, version: &Version, opts: &Options) -> LevelTargets {
+        LevelTargets {
+            base_level: 1,
+            max_bytes: (0..version.levels.len())
+                .map(|l| {
+                    if l == 0 {
+                        0
+                    } else {
+                        self.max_bytes_for_level(opts, l)
+                    }
+                })
+                .collect(),
+        }
+    }
+    /// Level 0's triggers now; writers read them on every write, so keep this cheap.
+    fn level0_triggers(&self, opts: &Options) -> Level0Triggers {
+        Level0Triggers::from_options(opts)
+    }
+    /// The most urgent compaction, if any. Tables marked `being_compacted` must not be picked.
     fn pick_compaction(&self, version: &Version, opts: &Options) -> Option<CompactionSpec>;
-    /// Called after every get that reached the tables, with where it found the key.
-    fn on_get(&self, _hit: Option<HitLocation>) {}
     /// The compaction score of each level (≥ 1 means over its limit), for `rocksdb.stats`.
     fn level_scores(&self, version: &Version, opts: &Options) -> Vec<f64>;
+    /// Called for every read operation (a get, answered by a memtable or not, or a new
+    /// iterator).
+    fn on_read(&self) {}
+    /// Called for every write: `keys` records (puts and deletes) in one batch.
+    fn on_writes(&self, _keys: u64) {}
+    /// Called after a get found its key in a table, with the version it read. Returns true
+    /// when the policy wants background work now (the engine wakes a compaction thread).
+    fn on_get_hit(&self, _hit: HitLocation, _version: &Version) -> bool {
+        false
+    }
+    /// Called for every table a flush, compaction or float-up installed, with its level.
+    fn on_table_created(&self, _level: usize, _number: u64) {}
+    /// The adaptive state, for statistics.
+    fn status(&self) -> LayoutStatus {
+        LayoutStatus::default()
+    }
+}
+
+/// The policy `opts.layout` names.
+pub fn policy_for(opts: &Options) -> Box<dyn LayoutPolicy> {
+    match opts.layout {
+        Layout::Leveled => Box::new(LeveledPolicy),
+        Layout::Fslsm => Box::new(FslsmPolicy::new(&opts.fslsm, opts.num_levels)),
+    }
 }

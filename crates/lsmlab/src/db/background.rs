@@ -5,7 +5,10 @@
 
 use super::{DbInner, LevelStats, State};
 use crate::blob::BlobFileBuilder;
-use crate::compaction::{pick_blob_gc, run_compaction, CompactionParams, CompactionSpec};
+use crate::compaction::{
+    pick_blob_gc, run_compaction, run_float_up, CompactionKind, CompactionOutcome,
+    CompactionParams, CompactionSpec, FloatUpParams,
+};
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
 use crate::filename::table_path;
@@ -114,6 +117,7 @@ fn install_flush(
     // first WAL still needed follows it, which is how recovery notices an older WAL that lost
     // every record while a newer one kept some.
     let flushed_seq = out.table.as_ref().map_or(0, |f| f.largest_seq);
+    let created = out.table.as_ref().map(|f| f.number);
     if let Some(f) = out.table {
         edit.added.push((0, f));
     }
@@ -128,6 +132,9 @@ fn install_flush(
     st.imms.pop_front();
     let mem = inner.current_mem();
     inner.install_super_version(st, mem);
+    if let Some(number) = created {
+        inner.policy.on_table_created(0, number);
+    }
     inner.stats.add(Ticker::FlushWriteBytes, written);
     inner.stats.add(Ticker::Flushes, 1);
     inner.stats.record(
@@ -237,7 +244,7 @@ fn compaction_loop(inner: &DbInner) {
         {
             None
         } else {
-            pick(inner, &st.versions.current())
+            pick(inner, &st, &st.versions.current())
         };
         let Some(spec) = spec else {
             inner.bg_cv.wait_for(&mut st, Duration::from_millis(500));
@@ -254,12 +261,27 @@ fn compaction_loop(inner: &DbInner) {
     }
 }
 
-/// The compaction the layout policy asks for, else one that blob garbage collection forces.
-fn pick(inner: &DbInner, v: &crate::version::Version) -> Option<CompactionSpec> {
-    inner
+/// The compaction the layout policy asks for, else one that blob garbage collection forces —
+/// if it can start now.
+///
+/// A float-up puts older versions into level 0, which is correct only while the levels it
+/// crosses gain no newer version of its keys; those come from level 0. So a float-up and a
+/// compaction out of level 0 never run at once (with one compaction thread, the default, they
+/// cannot anyway).
+fn pick(inner: &DbInner, st: &State, v: &crate::version::Version) -> Option<CompactionSpec> {
+    let spec = inner
         .policy
         .pick_compaction(v, &inner.opts)
-        .or_else(|| pick_blob_gc(v, &inner.opts))
+        .or_else(|| pick_blob_gc(v, &inner.opts))?;
+    let level0_busy = v.levels[0]
+        .iter()
+        .any(|f| f.being_compacted.load(Ordering::Relaxed));
+    let blocked = if spec.kind == CompactionKind::FloatUp {
+        st.float_up_running || level0_busy
+    } else {
+        st.float_up_running && spec.touches_level0()
+    };
+    (!blocked).then_some(spec)
 }
 
 /// Runs a compaction picked under the state lock; releases the lock while merging.
@@ -270,18 +292,11 @@ fn run_picked(
 ) -> Result<()> {
     let started = Instant::now();
     let mut edit = VersionEdit::default();
-    for (i, files) in spec.inputs.iter().enumerate() {
-        let level = if i == 0 {
-            spec.level
-        } else {
-            spec.output_level
-        };
-        for f in files {
-            edit.deleted.push((level, f.number));
-        }
+    for (level, f) in spec.inputs_with_level() {
+        edit.deleted.push((level, f.number));
     }
     if spec.trivial_move {
-        for f in &spec.inputs[0] {
+        for (_, f) in spec.inputs_with_level() {
             edit.added.push((spec.output_level, f.to_new_file()));
         }
         DbInner::check_bg_error(st)?;
@@ -289,18 +304,33 @@ fn run_picked(
         let mem = inner.current_mem();
         inner.install_super_version(st, mem);
         inner.stats.add(Ticker::TrivialMoves, 1);
-        st.level_stats[spec.output_level].moved +=
-            spec.inputs[0].iter().map(|f| f.size).sum::<u64>();
+        st.level_stats[spec.output_level].moved += spec.all_inputs().map(|f| f.size).sum::<u64>();
         return Ok(());
     }
     for f in spec.all_inputs() {
         f.being_compacted.store(true, Ordering::Relaxed);
     }
+    let float_up = spec.kind == CompactionKind::FloatUp;
+    st.float_up_running |= float_up;
     let version = st.versions.current();
     let smallest_snapshot = inner.smallest_snapshot();
     let cpu0 = thread_cpu_micros();
     let outcome = MutexGuard::unlocked(st, || {
         let mut next_number = || inner.state.lock().versions.new_file_number();
+        if float_up {
+            return run_float_up(&mut FloatUpParams {
+                spec,
+                version: &version,
+                tables: &inner.tables,
+                blobs: &inner.blobs,
+                env: &inner.env,
+                dir: &inner.dir,
+                opts: &inner.opts,
+                smallest_snapshot,
+                new_file_number: &mut next_number,
+                stats: &inner.stats,
+            });
+        }
         run_compaction(&mut CompactionParams {
             spec,
             version: &version,
@@ -315,23 +345,29 @@ fn run_picked(
             category: IoCategory::Compaction,
         })
     });
+    let installed = outcome.and_then(|outcome| {
+        let cpu = thread_cpu_micros().saturating_sub(cpu0);
+        install_compaction(inner, st, spec, edit, &outcome)?;
+        Ok((outcome, cpu))
+    });
+    // Cleared only after the install: until then the crossed levels must not change.
     for f in spec.all_inputs() {
         f.being_compacted.store(false, Ordering::Relaxed);
     }
-    let outcome = outcome?;
-    let cpu = thread_cpu_micros().saturating_sub(cpu0);
-    edit.blob_added.clone_from(&outcome.blobs.added);
-    edit.blob_garbage.clone_from(&outcome.blobs.garbage);
-    for f in &outcome.outputs {
-        edit.added.push((spec.output_level, f.clone()));
+    if float_up {
+        st.float_up_running = false;
     }
-    DbInner::check_bg_error(st)?;
-    inner.env.fs.sync_dir(&inner.dir)?;
-    st.versions.log_and_apply(edit)?;
-    let mem = inner.current_mem();
-    inner.install_super_version(st, mem);
+    let (outcome, cpu) = installed?;
     let micros = started.elapsed().as_micros() as u64;
     let s = &inner.stats;
+    if float_up {
+        s.add(Ticker::FloatUps, 1);
+        s.add(Ticker::FloatUpReadBytes, outcome.bytes_read);
+        s.add(Ticker::FloatUpWriteBytes, outcome.bytes_written);
+        s.add(Ticker::FloatUpKeysDropped, outcome.entries_dropped);
+        s.record(HistogramKind::FloatUpTime, micros);
+        return Ok(());
+    }
     s.add(Ticker::Compactions, 1);
     s.add(Ticker::CompactReadBytes, outcome.bytes_read);
     s.add(Ticker::CompactWriteBytes, outcome.bytes_written);
@@ -339,8 +375,13 @@ fn run_picked(
     s.record(HistogramKind::CompactionCpuTime, cpu);
     let ls: &mut LevelStats = &mut st.level_stats[spec.output_level];
     ls.count += 1;
-    ls.read_level += spec.inputs[0].iter().map(|f| f.size).sum::<u64>();
-    ls.read_next += spec.inputs[1].iter().map(|f| f.size).sum::<u64>();
+    for (level, f) in spec.inputs_with_level() {
+        if level == spec.output_level {
+            ls.read_next += f.size;
+        } else {
+            ls.read_level += f.size;
+        }
+    }
     ls.written += outcome.bytes_written;
     ls.blob_written += outcome.blobs.bytes_written;
     ls.blob_read += outcome.blobs.gc_bytes_written;
@@ -348,6 +389,38 @@ fn run_picked(
     ls.cpu_micros += cpu;
     ls.keys_in += outcome.entries_in;
     ls.keys_dropped += outcome.entries_dropped;
+    Ok(())
+}
+
+/// Installs what a compaction or float-up wrote: `edit` already deletes the inputs.
+fn install_compaction(
+    inner: &DbInner,
+    st: &mut MutexGuard<'_, State>,
+    spec: &CompactionSpec,
+    mut edit: VersionEdit,
+    outcome: &CompactionOutcome,
+) -> Result<()> {
+    edit.blob_added.clone_from(&outcome.blobs.added);
+    edit.blob_garbage.clone_from(&outcome.blobs.garbage);
+    for f in &outcome.outputs {
+        edit.added.push((spec.output_level, f.clone()));
+    }
+    // Float-up: versions a snapshot still needs stay in the table's level.
+    let stay_level = spec.start_level();
+    for f in &outcome.stayed {
+        edit.added.push((stay_level, f.clone()));
+    }
+    DbInner::check_bg_error(st)?;
+    inner.env.fs.sync_dir(&inner.dir)?;
+    st.versions.log_and_apply(edit)?;
+    let mem = inner.current_mem();
+    inner.install_super_version(st, mem);
+    for f in &outcome.outputs {
+        inner.policy.on_table_created(spec.output_level, f.number);
+    }
+    for f in &outcome.stayed {
+        inner.policy.on_table_created(stay_level, f.number);
+    }
     Ok(())
 }
 
@@ -389,13 +462,14 @@ pub(crate) fn compact_range(
                 .unwrap_or_default()
                 .to_vec();
             let inputs1 = v.overlapping(level + 1, Some(&lo), Some(&hi));
-            let spec = CompactionSpec {
+            let spec = CompactionSpec::two_levels(
+                CompactionKind::Manual,
                 level,
-                output_level: level + 1,
-                trivial_move: false,
-                inputs: [inputs0, inputs1],
-                reason: "manual",
-            };
+                level + 1,
+                inputs0,
+                inputs1,
+                "manual",
+            );
             run_picked(inner, &mut st, &spec)?;
         }
         Ok(())
@@ -421,7 +495,7 @@ pub(crate) fn wait_idle(inner: &DbInner) -> Result<()> {
             || st.compactions_running > 0
             || st.manual_running
             || (!inner.opts.disable_auto_compactions
-                && pick(inner, &st.versions.current()).is_some());
+                && pick(inner, &st, &st.versions.current()).is_some());
         if !busy {
             return Ok(());
         }

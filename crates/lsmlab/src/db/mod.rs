@@ -22,7 +22,7 @@ pub use snapshot::Snapshot;
 
 use crate::blob::BlobCache;
 use crate::cache::BlockCache;
-use crate::compaction::{LayoutPolicy, LeveledPolicy};
+use crate::compaction::{policy_for, LayoutPolicy};
 use crate::env::{Env, FileLock, IoCategory, IoStats};
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
@@ -97,6 +97,8 @@ pub(crate) struct State {
     /// A manual compaction holds the tree exclusively.
     pub(crate) manual_running: bool,
     pub(crate) manual_compaction_waiting: usize,
+    /// A float-up runs: no compaction out of level 0 may start (see `background::pick`).
+    pub(crate) float_up_running: bool,
     pub(crate) bg_error: Option<Error>,
     pub(crate) level_stats: Vec<LevelStats>,
 }
@@ -155,11 +157,8 @@ impl Db {
     /// Opens the database at `path`, creating it if `create_if_missing` allows, and recovers
     /// every write acknowledged before the last close or crash.
     pub fn open(path: impl AsRef<Path>, options: Options) -> Result<Db> {
-        let inner = Arc::new(recovery::open(
-            path.as_ref(),
-            options,
-            Box::new(LeveledPolicy),
-        )?);
+        let policy = policy_for(&options);
+        let inner = Arc::new(recovery::open(path.as_ref(), options, policy)?);
         let db = Db {
             threads: Mutex::new(background::start(&inner)?),
             inner,
@@ -225,10 +224,17 @@ impl Db {
             }
         }
         let stats = &inner.stats;
+        inner.policy.on_read();
         if found == Lookup::Absent {
             stats.add(Ticker::MemtableMiss, 1);
             let (f, hit) = sv.version.get(&inner.tables, stats, &lookup.0)?;
-            inner.policy.on_get(hit);
+            if let Some(hit) = hit {
+                if inner.policy.on_get_hit(hit, &sv.version) {
+                    // The policy wants work now (a float-up): wake a compaction thread
+                    // rather than let it sleep out its poll.
+                    inner.bg_cv.notify_all();
+                }
+            }
             found = f;
         } else {
             stats.add(Ticker::MemtableHit, 1);
@@ -260,6 +266,7 @@ impl Db {
             Some(s) => s.sequence(),
             None => inner.last_seq.load(Ordering::Acquire),
         };
+        inner.policy.on_read();
         let fill = !opts.no_fill_cache;
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         for mem in std::iter::once(&sv.mem).chain(sv.imms.iter()) {
@@ -427,13 +434,14 @@ impl DbInner {
         let opts = &self.opts;
         let mut pending = 0u64;
         let mut carried = 0u64;
-        if v.levels[0].len() >= opts.level0_file_num_compaction_trigger {
+        if v.levels[0].len() >= self.policy.level0_triggers(opts).compaction {
             carried = v.level_bytes(0);
             pending += carried;
         }
+        let targets = self.policy.level_targets(v, opts);
         for level in 1..v.levels.len().saturating_sub(1) {
             let bytes = v.level_bytes(level) + carried;
-            let target = self.policy.max_bytes_for_level(v, opts, level);
+            let target = targets.max_bytes[level];
             carried = bytes.saturating_sub(target);
             let rewrite = carried as f64 * (opts.max_bytes_for_level_multiplier + 1.0);
             pending = pending.saturating_add(rewrite as u64);

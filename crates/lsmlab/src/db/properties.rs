@@ -60,13 +60,31 @@ pub(crate) fn property_int(inner: &DbInner, name: &str) -> Option<u64> {
         "lsmlab.recovery.records" => inner.recovery.records,
         "lsmlab.recovery.dropped-records" => inner.recovery.dropped_records,
         "lsmlab.recovery.damaged-regions" => inner.recovery.damaged_regions,
-        _ => return None,
+        "lsmlab.level0-compaction-trigger" => {
+            inner.policy.level0_triggers(&inner.opts).compaction as u64
+        }
+        "lsmlab.read-ratio-permille" => {
+            (inner.policy.status().read_ratio.unwrap_or(0.0) * 1000.0).round() as u64
+        }
+        _ => {
+            let level: usize = name
+                .strip_prefix("lsmlab.max-bytes-for-level")?
+                .parse()
+                .ok()?;
+            if level == 0 || level >= version.levels.len() {
+                return None;
+            }
+            inner.policy.max_bytes_for_level(&inner.opts, level)
+        }
     })
 }
 
 pub(crate) fn property(inner: &DbInner, name: &str) -> Option<String> {
     match name {
-        "rocksdb.stats" | "rocksdb.cfstats" => Some(super::stats_dump::dump(inner)),
+        "rocksdb.stats" | "rocksdb.cfstats" | "lsmlab.stats" => {
+            Some(super::stats_dump::dump(inner) + &layout_stats(inner))
+        }
+        "lsmlab.layout" => Some(layout_stats(inner)),
         "rocksdb.levelstats" => Some(level_stats(inner)),
         "rocksdb.sstables" => Some(sstables(inner)),
         "lsmlab.blob-files" => Some(blob_files(inner)),
@@ -130,4 +148,56 @@ fn escape(b: &[u8]) -> String {
             }
         })
         .collect()
+}
+
+/// The layout policy's state: read ratio, current level limits, float-ups.
+fn layout_stats(inner: &DbInner) -> String {
+    let p = &inner.policy;
+    let opts = &inner.opts;
+    let status = p.status();
+    let mut s = String::from("\n** Layout [default] **\n");
+    let preset = opts.layout_preset().unwrap_or("custom");
+    let _ = write!(s, "Layout: {} (preset {preset})", p.name());
+    match status.read_ratio {
+        Some(r) => {
+            let _ = writeln!(
+                s,
+                "; read ratio {r:.2} over the last {} operations",
+                opts.fslsm.read_ratio_window
+            );
+        }
+        None => s.push('\n'),
+    }
+    let t = p.level0_triggers(opts);
+    let _ = write!(
+        s,
+        "Level limits: L0 {} files (slowdown {}, stop {})",
+        t.compaction, t.slowdown, t.stop
+    );
+    let version = inner.super_version.read().version.clone();
+    let targets = p.level_targets(&version, opts);
+    for level in 1..opts.num_levels.saturating_sub(1) {
+        match targets.max_bytes[level] {
+            // Above the base level of dynamic sizing: no data belongs there.
+            0 => {
+                let _ = write!(s, "; L{level} -");
+            }
+            bytes => {
+                let _ = write!(s, "; L{level} {:.1} MB", bytes as f64 / MB);
+            }
+        }
+    }
+    s.push('\n');
+    let st = &inner.stats;
+    let _ = writeln!(
+        s,
+        "Float-ups: {} (read {:.1} MB, written {:.1} MB, {} versions dropped); asked {}, skipped {}",
+        st.ticker(crate::Ticker::FloatUps),
+        st.ticker(crate::Ticker::FloatUpReadBytes) as f64 / MB,
+        st.ticker(crate::Ticker::FloatUpWriteBytes) as f64 / MB,
+        st.ticker(crate::Ticker::FloatUpKeysDropped),
+        status.float_ups_requested,
+        status.float_ups_skipped,
+    );
+    s
 }

@@ -107,8 +107,11 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         for n in names.iter().filter(|n| leftover(n)) {
             env.fs.remove_file(&dir.join(n))?;
         }
-        for n in &wal_names {
-            env.fs.remove_file(&wal_dir.join(n))?;
+        // WALs in a separate directory (in the database directory they went above).
+        if wal_dir != dir {
+            for n in &wal_names {
+                env.fs.remove_file(&wal_dir.join(n))?;
+            }
         }
         names.retain(|n| !leftover(n));
         wal_names.clear();
@@ -177,6 +180,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             compactions_running: 0,
             manual_running: false,
             manual_compaction_waiting: 0,
+            float_up_running: false,
             bg_error: None,
             level_stats: vec![LevelStats::default(); num_levels],
         }),

@@ -125,6 +125,7 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>], bytes: usize) -> Result<
     let user_bytes = DbInner::apply_batch(&wal.mem, &batch, first);
     inner.last_seq.store(first + count - 1, Ordering::Release);
     inner.stats.add(Ticker::NumberKeysWritten, count);
+    inner.policy.on_writes(count);
     inner.stats.add(Ticker::BytesWritten, user_bytes);
     Ok(())
 }
@@ -160,7 +161,9 @@ fn append_to_wal(inner: &DbInner, wal: &mut WalState, record: &[u8], sync: bool)
 /// adds its bytes to a debt, paid by sleeping once the debt is worth a quantum.
 fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
     let opts = &inner.opts;
-    if inner.l0_files.load(Ordering::Relaxed) < opts.level0_slowdown_writes_trigger
+    // The policy's trigger, not the static one: a stretched level 0 must not slow writers.
+    let slowdown = inner.policy.level0_triggers(opts).slowdown;
+    if inner.l0_files.load(Ordering::Relaxed) < slowdown
         && inner.pending_compaction_bytes.load(Ordering::Relaxed)
             < opts.soft_pending_compaction_bytes_limit
     {
@@ -216,8 +219,9 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
         if !full && (!force || wal.mem.is_empty()) {
             return Ok(());
         }
+        let stop = inner.policy.level0_triggers(opts).stop;
         if st.imms.len() + 1 >= opts.max_write_buffer_number
-            || (!force && l0 >= opts.level0_stop_writes_trigger)
+            || (!force && l0 >= stop)
             || (!force && pending >= opts.hard_pending_compaction_bytes_limit)
         {
             let cause = if st.imms.len() + 1 >= opts.max_write_buffer_number {

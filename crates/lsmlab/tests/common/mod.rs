@@ -64,3 +64,14 @@ pub fn value(i: u32, version: u32, len: usize) -> Vec<u8> {
     }
     v
 }
+
+/// `small_options` under the `fslsm` preset with float-ups forced: γ so small that every get
+/// that finds its key in a table of level ≥ 1 asks for a float-up, and short windows.
+pub fn forced_fslsm_options(fs: &MemFs) -> Options {
+    let mut o = small_options(fs);
+    o.apply_layout_preset("fslsm").expect("a known preset");
+    o.fslsm.gamma = 0.01;
+    o.fslsm.read_ratio_window = 16;
+    o.fslsm.frequency_window = 1000;
+    o
+}

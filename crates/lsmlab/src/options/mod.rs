@@ -3,6 +3,10 @@
 //! Names and defaults follow RocksDB's where RocksDB has the knob (and `db_bench`'s flag of the
 //! same name sets it), so a study's settings carry over unchanged.
 
+mod layout;
+
+pub use layout::{parse_increments, FloatTarget, FslsmOptions, Layout, LAYOUT_PRESETS};
+
 use crate::env::{FileSystem, PosixFs};
 use crate::error::{Error, Result};
 use crate::filter::FilterOptions;
@@ -197,6 +201,12 @@ pub struct Options {
     /// directory is created at open; `Db::destroy` with the same options removes the WALs in it.
     /// Default: none, the database directory (RocksDB's `wal_dir`).
     pub wal_dir: Option<PathBuf>,
+    /// The policy that shapes the tree: leveled, or the FSLSM-Tree (float-up and stretch).
+    /// [`Options::apply_layout_preset`] sets it with key-value separation as seed 003's
+    /// `leveldb`, `wisckey` and `fslsm` engines. Default: leveled.
+    pub layout: Layout,
+    /// Parameters of the FSLSM-Tree (used with [`Layout::Fslsm`]). Default: the paper's.
+    pub fslsm: FslsmOptions,
     /// The file system. Default: the operating system's.
     pub fs: Arc<dyn FileSystem>,
 }
@@ -239,6 +249,8 @@ impl Default for Options {
             blob_garbage_collection_age_cutoff: 0.25,
             blob_garbage_collection_force_threshold: 1.0,
             wal_dir: None,
+            layout: Layout::Leveled,
+            fslsm: FslsmOptions::default(),
             fs: Arc::new(PosixFs),
         }
     }
@@ -271,6 +283,8 @@ impl fmt::Debug for Options {
                 "blob_garbage_collection_age_cutoff",
                 &self.blob_garbage_collection_age_cutoff,
             )
+            .field("layout", &self.layout)
+            .field("fslsm", &self.fslsm)
             .finish_non_exhaustive()
     }
 }
@@ -433,6 +447,18 @@ impl Options {
                 self.blob_garbage_collection_force_threshold,
                 "must be in [0, 1]",
             ));
+        }
+        if self.layout == Layout::Fslsm {
+            self.fslsm.validate()?;
+            if self.level_compaction_dynamic_level_bytes {
+                // FSLSM stretches the static targets; sizing them from the last level up too
+                // would make two policies fight over the same limits.
+                return Err(invalid(
+                    "level_compaction_dynamic_level_bytes",
+                    true,
+                    "not with the FSLSM layout, which stretches static level targets",
+                ));
+            }
         }
         self.filter.validate()
     }

@@ -1,0 +1,189 @@
+//! The top-level command line on clap: one subcommand per tool.
+//!
+//! `bench`, `ycsb` and `stress` keep their own syntax (db_bench's and YCSB's flags, which clap
+//! cannot express: `--flag=value` with hundreds of names, `-P FILE`, `-threads N`), so clap hands
+//! them every argument untouched, `--help` included. The study commands are clap's own.
+
+use crate::error::{CliError, CliResult};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Names of the subcommands, in the order errors list them.
+pub const COMMANDS: &[&str] = &[
+    "bench", "ycsb", "run", "report", "merge", "stress", "check", "dump",
+];
+
+/// `lsmlab`: an LSM-tree engine and the lab that studies it.
+#[derive(Debug, Parser)]
+#[command(
+    name = "lsmlab",
+    version,
+    about = "An LSM-tree engine and the lab that studies it",
+    disable_help_subcommand = true,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Arguments passed through to a tool that parses its own syntax.
+#[derive(Debug, Args)]
+pub struct PassThrough {
+    /// The tool's arguments, as typed.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub args: Vec<String>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// db_bench-compatible benchmarks (lsmlab bench --help)
+    #[command(disable_help_flag = true)]
+    Bench(PassThrough),
+    /// YCSB CoreWorkload: ycsb load|run -P FILE [-p key=value]... --db=DIR (lsmlab ycsb --help)
+    #[command(disable_help_flag = true)]
+    Ycsb(PassThrough),
+    /// Run a study plan: engines x matrix x repetitions -> results, statistics, report
+    Run(RunArgs),
+    /// Rebuild statistics, plots and the report of a results directory without running anything
+    Report {
+        /// The results directory of `lsmlab run`.
+        dir: PathBuf,
+    },
+    /// Join the result directories of the shards of one plan
+    Merge {
+        /// The shards' result directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged results go.
+        #[arg(long, short)]
+        out: PathBuf,
+    },
+    /// Random operations verified against an expected state (lsmlab stress --help)
+    #[command(disable_help_flag = true)]
+    Stress(PassThrough),
+    /// Verify every file of a database, never writing: check DB
+    #[command(disable_help_flag = true)]
+    Check(PassThrough),
+    /// Print a table, blob file, WAL or MANIFEST: dump FILE [--limit=N]
+    #[command(disable_help_flag = true)]
+    Dump(PassThrough),
+}
+
+/// `lsmlab run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The plan (TOML); not needed with --resume.
+    #[arg(required_unless_present = "resume")]
+    pub plan: Option<PathBuf>,
+    /// Which scale of the plan to run (each plan names its own, e.g. quick, paper).
+    #[arg(long)]
+    pub scale: Option<String>,
+    /// Results directory (default: results/<plan name>-<scale>-<UTC time>).
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+    /// Continue the study in this results directory, skipping finished runs.
+    #[arg(long, conflicts_with_all = ["plan", "out", "scale"])]
+    pub resume: Option<PathBuf>,
+    /// Print the expanded cells, their order and an estimate of the time; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Run only shard I of N (I from 0), e.g. 2/8; also read from SLURM_ARRAY_TASK_ID and
+    /// SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX with --shards.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Repetitions, overriding the plan's.
+    #[arg(long)]
+    pub repetitions: Option<u32>,
+    /// The lsmlab binary the runs use (default: this one).
+    #[arg(long)]
+    pub lsmlab: Option<PathBuf>,
+}
+
+/// Parses `args` (without the program name). `Ok(None)` means help or version was printed.
+pub fn parse(args: &[String]) -> CliResult<Option<Cli>> {
+    // Name the commands on a typo, in one line, before clap's multi-line message.
+    if let Some(first) = args.first() {
+        if !first.starts_with('-') && !COMMANDS.contains(&first.as_str()) {
+            return Err(CliError::new(format!(
+                "unknown command {first:?}; commands: {}",
+                COMMANDS.join(", ")
+            )));
+        }
+    }
+    let argv = std::iter::once("lsmlab".to_string()).chain(args.iter().cloned());
+    match Cli::try_parse_from(argv) {
+        Ok(cli) => Ok(Some(cli)),
+        Err(e) => {
+            use clap::error::ErrorKind;
+            match e.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    print!("{}", e.render());
+                    Ok(None)
+                }
+                _ => Err(CliError::new(one_line(&e.render().to_string()))),
+            }
+        }
+    }
+}
+
+/// clap's first line, without its `error: ` prefix: errors stay one line.
+fn one_line(text: &str) -> String {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    first.trim_start_matches("error: ").trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn bench_arguments_pass_through_untouched() {
+        let cli = parse(&args(&["bench", "--num=5", "--help", "-x", "y"]))
+            .unwrap()
+            .unwrap();
+        match cli.command {
+            Command::Bench(p) => assert_eq!(p.args, args(&["--num=5", "--help", "-x", "y"])),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn ycsb_keeps_its_short_flags() {
+        let cli = parse(&args(&["ycsb", "run", "-P", "workloada", "-threads", "2"]))
+            .unwrap()
+            .unwrap();
+        match cli.command {
+            Command::Ycsb(p) => {
+                assert_eq!(p.args, args(&["run", "-P", "workloada", "-threads", "2"]))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn run_errors_are_one_line() {
+        let e = parse(&args(&["run", "p.toml", "--bogus"])).unwrap_err();
+        assert!(!e.0.contains('\n'), "{e}");
+        assert!(e.0.contains("--bogus"), "{e}");
+        let e = parse(&args(&["run", "--resume", "d", "p.toml"])).unwrap_err();
+        assert!(!e.0.contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn unknown_commands_list_the_known_ones() {
+        let e = parse(&args(&["frob"])).unwrap_err();
+        assert_eq!(
+            e.0,
+            "unknown command \"frob\"; commands: bench, ycsb, run, report, merge, stress, check, dump"
+        );
+    }
+}

@@ -1,0 +1,503 @@
+//! The engines a plan names, and the command line each step becomes on each of them.
+//!
+//! Every run is a child process, so that its RSS, CPU and a crash belong to that run alone.
+//! Options are checked against each engine before anything runs: a flag one engine lacks is an
+//! error naming the engine and the flag, never a silent default that would compare unlike runs.
+
+use super::plan::{value_text, Plan, Step, StepKind, Table};
+use crate::error::{CliError, CliResult};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The command line an engine speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `lsmlab bench` / `lsmlab ycsb`.
+    Lsmlab,
+    /// RocksDB's db_bench (gflags: every flag listed by `--help`).
+    RocksDb,
+    /// LevelDB's db_bench (1.23): a fixed set of flags with other names.
+    LevelDb,
+}
+
+impl Kind {
+    fn parse(s: &str) -> Option<Kind> {
+        match s {
+            "lsmlab" => Some(Kind::Lsmlab),
+            "rocksdb" | "db_bench" => Some(Kind::RocksDb),
+            "leveldb" => Some(Kind::LevelDb),
+            _ => None,
+        }
+    }
+}
+
+/// One resolved engine.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    /// The plan's name for it.
+    pub name: String,
+    /// Its command line.
+    pub kind: Kind,
+    /// The program.
+    pub binary: String,
+    /// Flags the binary accepts (RocksDB: read from `--help`).
+    known_flags: Option<BTreeSet<String>>,
+}
+
+/// LevelDB 1.23's db_bench benchmarks.
+const LEVELDB_BENCHMARKS: &[&str] = &[
+    "fillseq",
+    "fillsync",
+    "fillrandom",
+    "overwrite",
+    "fill100K",
+    "deleteseq",
+    "deleterandom",
+    "readseq",
+    "readreverse",
+    "readrandom",
+    "readmissing",
+    "seekrandom",
+    "seekordered",
+    "readhot",
+    "readrandomsmall",
+    "readwhilewriting",
+    "compact",
+    "crc32c",
+    "snappycomp",
+    "snappyuncomp",
+    "stats",
+    "sstables",
+];
+
+/// The first `name` on PATH.
+fn on_path(name: &str) -> Option<String> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .map(|p| p.display().to_string())
+}
+
+impl Engine {
+    /// Resolves `name` from the plan; `lsmlab_bin` is the lsmlab program the runs use.
+    pub fn resolve(plan: &Plan, name: &str, lsmlab_bin: &Path) -> CliResult<Engine> {
+        let spec = plan.engine.get(name).cloned().unwrap_or_default();
+        let kind_name = spec.kind.clone().unwrap_or_else(|| name.to_string());
+        let kind = Kind::parse(&kind_name).ok_or_else(|| {
+            CliError::new(format!(
+                "engine {name}: kind {kind_name:?}; allowed lsmlab, rocksdb, leveldb (set [engine.{name}] kind = ...)"
+            ))
+        })?;
+        let binary = match (&spec.binary, kind) {
+            (Some(b), _) => b.clone(),
+            (None, Kind::Lsmlab) => lsmlab_bin.display().to_string(),
+            (None, Kind::RocksDb) => on_path("db_bench").ok_or_else(|| {
+                CliError::new(format!(
+                    "engine {name}: no db_bench on PATH; install it (Debian: apt-get install -y rocksdb-tools) or set [engine.{name}] binary = \"...\""
+                ))
+            })?,
+            (None, Kind::LevelDb) => {
+                return Err(CliError::new(format!(
+                    "engine {name}: LevelDB has no default binary; set [engine.{name}] binary = \"path/to/leveldb db_bench\""
+                )))
+            }
+        };
+        if kind != Kind::Lsmlab && !Path::new(&binary).is_file() {
+            return Err(CliError::new(format!(
+                "engine {name}: binary {binary} does not exist"
+            )));
+        }
+        let known_flags = match kind {
+            Kind::RocksDb => Some(
+                gflags_of(&binary)
+                    .map_err(|e| CliError::new(format!("engine {name}: {binary} --help: {e}")))?,
+            ),
+            _ => None,
+        };
+        Ok(Engine {
+            name: name.to_string(),
+            kind,
+            binary,
+            known_flags,
+        })
+    }
+
+    /// The arguments of one step on this engine, or an error naming what the engine lacks.
+    /// `flags` are db_bench flags (name, value); `first` says whether the database is new.
+    pub fn step_args(
+        &self,
+        step: &Step,
+        i: usize,
+        flags: &[(String, String)],
+        props: &[(String, String)],
+        db: &Path,
+        json: &Path,
+    ) -> CliResult<Vec<String>> {
+        let kind = step.kind(i)?;
+        let db = db.display().to_string();
+        let first = i == 0;
+        match kind {
+            StepKind::Bench | StepKind::Settle => {
+                let benches = if kind == StepKind::Settle {
+                    "waitforcompaction".to_string()
+                } else {
+                    step.bench.clone().unwrap_or_default()
+                };
+                let mut all: Vec<(String, String)> = Vec::new();
+                // Every figure needs the histograms and statistics: on unless the plan says off.
+                all.push(("histogram".into(), "1".into()));
+                if self.kind != Kind::LevelDb {
+                    all.push(("statistics".into(), "1".into()));
+                }
+                all.extend(flags.iter().cloned());
+                all.push(("benchmarks".into(), benches));
+                all.push(("db".into(), db));
+                if !first {
+                    all.push(("use_existing_db".into(), "1".into()));
+                }
+                let all = dedup_last(all);
+                let mut args = Vec::new();
+                if self.kind == Kind::Lsmlab {
+                    args.push("bench".to_string());
+                    all.iter()
+                        .for_each(|(k, v)| args.push(format!("--{k}={v}")));
+                    args.push(format!("--json={}", json.display()));
+                    return Ok(args);
+                }
+                for (k, v) in &all {
+                    if let Some(f) = self.map_flag(k, v, step, i)? {
+                        args.push(f);
+                    }
+                }
+                Ok(args)
+            }
+            StepKind::YcsbLoad | StepKind::YcsbRun => {
+                if self.kind != Kind::Lsmlab {
+                    return Err(CliError::new(format!(
+                        "engine {}: steps[{i}] is a YCSB phase, which only lsmlab runs (db_bench has no YCSB driver)",
+                        self.name
+                    )));
+                }
+                let phase = if kind == StepKind::YcsbLoad {
+                    "load"
+                } else {
+                    "run"
+                };
+                let mut args = vec!["ycsb".to_string(), phase.to_string()];
+                let workload = props
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == "workload")
+                    .map(|(_, v)| v.clone())
+                    .or_else(|| step.workload.clone())
+                    .ok_or_else(|| {
+                        CliError::new(format!(
+                            "steps[{i}]: a YCSB step needs workload = \"...\" (or a workload axis)"
+                        ))
+                    })?;
+                args.push("-P".into());
+                args.push(workload);
+                for (k, v) in dedup_last(props.to_vec()) {
+                    if k != "workload" {
+                        args.push("-p".into());
+                        args.push(format!("{k}={v}"));
+                    }
+                }
+                args.push(format!("--db={db}"));
+                args.push(format!("--json={}", json.display()));
+                Ok(args)
+            }
+        }
+    }
+
+    /// A flag as this engine spells it; `None` drops a flag that means "off" on an engine
+    /// without the feature.
+    fn map_flag(
+        &self,
+        name: &str,
+        value: &str,
+        step: &Step,
+        i: usize,
+    ) -> CliResult<Option<String>> {
+        let lacks = |why: &str| {
+            CliError::new(format!(
+                "engine {}: --{name}={value}: {why} (steps[{i}] {})",
+                self.name,
+                step.bench.as_deref().unwrap_or("settle")
+            ))
+        };
+        match self.kind {
+            Kind::Lsmlab => Ok(Some(format!("--{name}={value}"))),
+            Kind::RocksDb => match &self.known_flags {
+                Some(known) if !known.contains(name) => {
+                    Err(lacks("this db_bench has no such flag"))
+                }
+                _ => Ok(Some(format!("--{name}={value}"))),
+            },
+            Kind::LevelDb => {
+                let same = [
+                    "num",
+                    "reads",
+                    "threads",
+                    "value_size",
+                    "write_buffer_size",
+                    "block_size",
+                    "cache_size",
+                    "open_files",
+                    "compression_ratio",
+                    "histogram",
+                    "use_existing_db",
+                    "db",
+                    "reuse_logs",
+                    "comparisons",
+                ];
+                if same.contains(&name) {
+                    return Ok(Some(format!("--{name}={}", bool_as_int(value))));
+                }
+                match name {
+                    "benchmarks" => {
+                        for b in value.split(',').map(str::trim).filter(|b| !b.is_empty()) {
+                            if !LEVELDB_BENCHMARKS.contains(&b) {
+                                return Err(lacks(&format!(
+                                    "LevelDB's db_bench has no benchmark {b:?}"
+                                )));
+                            }
+                        }
+                        Ok(Some(format!("--benchmarks={value}")))
+                    }
+                    "target_file_size_base" => Ok(Some(format!("--max_file_size={value}"))),
+                    // LevelDB's keys are 16 bytes after a common prefix of --key_prefix bytes.
+                    "key_size" => match value.parse::<i64>() {
+                        Ok(k) if k >= 16 => Ok(Some(format!("--key_prefix={}", k - 16))),
+                        _ => Err(lacks(
+                            "LevelDB keys are 16 bytes plus --key_prefix; allowed 16 or more",
+                        )),
+                    },
+                    "bloom_bits" => match value.parse::<f64>() {
+                        Ok(b) if b.fract() == 0.0 => Ok(Some(format!("--bloom_bits={}", b as i64))),
+                        _ => Err(lacks("LevelDB takes whole bits per key")),
+                    },
+                    "compression_type" => match value {
+                        "none" => Ok(Some("--compression=0".into())),
+                        "snappy" => Ok(Some("--compression=1".into())),
+                        _ => Err(lacks("LevelDB compresses with snappy or not at all")),
+                    },
+                    "use_ribbon_filter" | "enable_blob_files"
+                        if value == "false" || value == "0" =>
+                    {
+                        Ok(None)
+                    }
+                    // No statistics in LevelDB: the figures that need them are absent, not zero.
+                    "statistics" => Ok(None),
+                    _ => Err(lacks("LevelDB's db_bench has no such flag")),
+                }
+            }
+        }
+    }
+
+    /// Checks every step of every cell on this engine before anything runs.
+    pub fn check(&self, plan: &Plan, cells: &[super::matrix::Cell]) -> CliResult<()> {
+        let tmp = Path::new("/nonexistent");
+        for c in cells {
+            for (i, step) in plan.steps.iter().enumerate() {
+                let (flags, props) = step_settings(plan, step, c);
+                if self.kind == Kind::Lsmlab {
+                    for (k, _) in &flags {
+                        if step.kind(i)? != StepKind::Bench && step.kind(i)? != StepKind::Settle {
+                            break;
+                        }
+                        if !crate::bench::flags::SUPPORTED.contains(&k.as_str()) {
+                            return Err(CliError::new(format!(
+                                "engine {}: --{k}: not a flag of lsmlab bench (cell {})",
+                                self.name,
+                                c.label()
+                            )));
+                        }
+                    }
+                }
+                self.step_args(step, i, &flags, &props, tmp, tmp)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn bool_as_int(v: &str) -> &str {
+    match v {
+        "true" => "1",
+        "false" => "0",
+        other => other,
+    }
+}
+
+/// Keeps the last value of each name, in the order of first appearance.
+fn dedup_last(items: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (k, v) in items {
+        match out.iter_mut().find(|(n, _)| *n == k) {
+            Some(slot) => slot.1 = v,
+            None => out.push((k, v)),
+        }
+    }
+    out
+}
+
+fn pairs(t: &Table) -> impl Iterator<Item = (String, String)> + '_ {
+    t.iter().map(|(k, v)| (k.clone(), value_text(v)))
+}
+
+/// (name, value) pairs, each name once.
+pub type Settings = Vec<(String, String)>;
+
+/// The flags and properties of `step` in `cell`: plan, then step, then the cell's axes
+/// (an axis named `workload` only selects the YCSB workload).
+pub fn step_settings(plan: &Plan, step: &Step, cell: &super::matrix::Cell) -> (Settings, Settings) {
+    let axes = cell.values.iter().cloned();
+    let flags: Vec<(String, String)> = pairs(&plan.flags)
+        .chain(pairs(&step.flags))
+        .chain(axes.clone().filter(|(k, _)| k != "workload"))
+        .collect();
+    let props: Vec<(String, String)> = pairs(&plan.properties)
+        .chain(pairs(&step.properties))
+        .chain(axes)
+        .collect();
+    (dedup_last(flags), dedup_last(props))
+}
+
+/// The flag names a gflags program lists in `--help` (lines `    -name (…`).
+fn gflags_of(binary: &str) -> Result<BTreeSet<String>, String> {
+    let out = std::process::Command::new(binary)
+        .arg("--help")
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let flags: BTreeSet<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("    -"))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .collect();
+    if flags.is_empty() {
+        return Err("lists no flags; is it db_bench?".into());
+    }
+    Ok(flags)
+}
+
+/// The version a binary reports (`--version`), for the environment record.
+pub fn version_of(engine: &Engine) -> String {
+    let arg = match engine.kind {
+        Kind::Lsmlab | Kind::RocksDb => "--version",
+        // LevelDB's db_bench has no --version; the header of each run names it.
+        Kind::LevelDb => return "see run headers".to_string(),
+    };
+    std::process::Command::new(&engine.binary)
+        .arg(arg)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::study::matrix::expand;
+
+    fn leveldb() -> Engine {
+        Engine {
+            name: "leveldb".into(),
+            kind: Kind::LevelDb,
+            binary: "db_bench".into(),
+            known_flags: None,
+        }
+    }
+
+    fn plan(text: &str) -> Plan {
+        Plan::parse(text).unwrap()
+    }
+
+    #[test]
+    fn leveldb_flags_are_mapped_or_refused() {
+        let p = plan("title = \"t\"\n[flags]\nkey_size = 32\ntarget_file_size_base = 100\ncompression_type = \"none\"\nuse_ribbon_filter = false\n[[steps]]\nbench = \"fillseq\"\n[[steps]]\nbench = \"readrandom\"\n");
+        let cells = expand(&p);
+        let (flags, props) = step_settings(&p, &p.steps[1], &cells[0]);
+        let args = leveldb()
+            .step_args(
+                &p.steps[1],
+                1,
+                &flags,
+                &props,
+                Path::new("/d"),
+                Path::new("/j"),
+            )
+            .unwrap();
+        assert_eq!(
+            args,
+            [
+                "--histogram=1",
+                "--key_prefix=16",
+                "--max_file_size=100",
+                "--compression=0",
+                "--benchmarks=readrandom",
+                "--db=/d",
+                "--use_existing_db=1"
+            ]
+        );
+        let p = plan("title = \"t\"\n[matrix]\nuse_ribbon_filter = [false, true]\n[[steps]]\nbench = \"fillseq\"\n");
+        let e = leveldb().check(&p, &expand(&p)).unwrap_err();
+        assert!(e.0.contains("--use_ribbon_filter=true"), "{e}");
+        let p = plan("title = \"t\"\n[[steps]]\nbench = \"readwhilewriting,waitforcompaction\"\n");
+        assert!(leveldb()
+            .check(&p, &expand(&p))
+            .unwrap_err()
+            .0
+            .contains("waitforcompaction"));
+    }
+
+    #[test]
+    fn lsmlab_refuses_unknown_flags_and_ycsb_needs_lsmlab() {
+        let lsm = Engine {
+            name: "lsmlab".into(),
+            kind: Kind::Lsmlab,
+            binary: "lsmlab".into(),
+            known_flags: None,
+        };
+        let p = plan("title = \"t\"\n[flags]\nvalu_size = 3\n[[steps]]\nbench = \"fillseq\"\n");
+        assert!(lsm
+            .check(&p, &expand(&p))
+            .unwrap_err()
+            .0
+            .contains("--valu_size"));
+        let p = plan("title = \"t\"\n[matrix]\nworkload = [\"workloada\"]\nlayout = [\"fslsm\"]\n[[steps]]\nycsb = \"load\"\n");
+        let cells = expand(&p);
+        let (flags, props) = step_settings(&p, &p.steps[0], &cells[0]);
+        let args = lsm
+            .step_args(
+                &p.steps[0],
+                0,
+                &flags,
+                &props,
+                Path::new("/d"),
+                Path::new("/j"),
+            )
+            .unwrap();
+        assert_eq!(
+            args,
+            [
+                "ycsb",
+                "load",
+                "-P",
+                "workloada",
+                "-p",
+                "layout=fslsm",
+                "--db=/d",
+                "--json=/j"
+            ]
+        );
+        let e = leveldb().check(&p, &cells).unwrap_err();
+        assert!(e.0.contains("YCSB"), "{e}");
+    }
+}

@@ -1,0 +1,411 @@
+//! The study runner: `lsmlab run PLAN.toml` expands a plan into runs, runs each as a child
+//! process, and turns the results into statistics, plots and a report; `lsmlab report DIR`
+//! rebuilds the report; `lsmlab merge` joins shards. See docs/studies.md.
+
+pub mod analysis;
+pub mod engines;
+pub mod environment;
+pub mod matrix;
+pub mod metrics;
+pub mod parse;
+pub mod plan;
+pub mod plots;
+pub mod report;
+pub mod results;
+pub mod runner;
+pub mod sampler;
+pub mod shard;
+pub mod statistics;
+
+use crate::cli::RunArgs;
+use crate::error::{CliError, CliResult};
+use engines::Engine;
+use matrix::Cell;
+use plan::Plan;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// `plan.json`: the plan as expanded for this results directory.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Expanded {
+    /// Hash of the plan's text and scale: shards of one study share it.
+    pub plan_hash: String,
+    /// The plan's title.
+    pub title: String,
+    /// The scale run.
+    pub scale: Option<String>,
+    /// Seed of the run order.
+    pub seed: u64,
+    /// Repetitions.
+    pub repetitions: u32,
+    /// Engines: name, kind and binary.
+    pub engines: Vec<EngineRecord>,
+    /// Axis names.
+    pub axes: Vec<String>,
+    /// The cells.
+    pub cells: Vec<Cell>,
+    /// The shard this directory ran, if any.
+    pub shard: Option<shard::Shard>,
+    /// Run ids in the order they ran.
+    pub order: Vec<String>,
+    /// The plan at its scale, as run.
+    pub plan: Plan,
+}
+
+/// An engine as run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EngineRecord {
+    /// The plan's name for it.
+    pub name: String,
+    /// The binary.
+    pub binary: String,
+}
+
+/// FNV-1a, 64 bits: a stable fingerprint of the plan (not for security).
+fn fingerprint(parts: &[&str]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in p.bytes().chain(std::iter::once(0)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+/// `20261123T121500Z` for now, from the system clock.
+fn utc_stamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+fn write(path: &Path, text: &str) -> CliResult<()> {
+    std::fs::write(path, text).map_err(|e| CliError::new(format!("{}: {e}", path.display())))
+}
+
+fn json<T: Serialize>(v: &T) -> CliResult<String> {
+    serde_json::to_string_pretty(v).map_err(|e| CliError::new(format!("json: {e}")))
+}
+
+/// A rough time for one run when the plan gives none: every benchmark's operations at 200,000
+/// per second, YCSB's at 50,000, plus a second per step to start the process.
+fn guess_seconds(plan: &Plan) -> f64 {
+    let int = |t: &plan::Table, k: &str| t.get(k).and_then(|v| v.as_integer());
+    let mut s = 0.0;
+    for step in &plan.steps {
+        s += 1.0;
+        if let Some(b) = &step.bench {
+            let num = int(&step.flags, "num")
+                .or(int(&plan.flags, "num"))
+                .unwrap_or(1_000_000);
+            let reads = int(&step.flags, "reads")
+                .or(int(&plan.flags, "reads"))
+                .unwrap_or(num);
+            for name in b.split(',') {
+                let ops = if name.contains("read") || name.contains("seek") {
+                    reads
+                } else {
+                    num
+                };
+                s += ops.max(0) as f64 / 200_000.0;
+            }
+        }
+        if step.ycsb.is_some() {
+            let n = int(&step.properties, "operationcount")
+                .or(int(&plan.properties, "operationcount"))
+                .or(int(&plan.properties, "recordcount"))
+                .unwrap_or(1000);
+            s += n.max(0) as f64 / 50_000.0;
+        }
+    }
+    s
+}
+
+/// `lsmlab run`.
+pub fn run_main(args: &RunArgs) -> CliResult<()> {
+    let lsmlab_bin = match &args.lsmlab {
+        Some(p) => p.clone(),
+        None => std::env::current_exe()
+            .map_err(|e| CliError::new(format!("cannot find the lsmlab program: {e}")))?,
+    };
+    let (dir, plan_text, scale_arg, seed_arg, shard_arg) = match &args.resume {
+        Some(dir) => {
+            let e: Expanded = serde_json::from_str(
+                &std::fs::read_to_string(dir.join("plan.json"))
+                    .map_err(|e| CliError::new(format!("--resume {}: {e}", dir.display())))?,
+            )
+            .map_err(|e| CliError::new(format!("--resume {}: plan.json: {e}", dir.display())))?;
+            let text = std::fs::read_to_string(dir.join("plan.toml"))
+                .map_err(|e| CliError::new(format!("--resume {}: {e}", dir.display())))?;
+            (dir.clone(), text, e.scale, Some(e.seed), e.shard)
+        }
+        None => {
+            let path = args
+                .plan
+                .as_ref()
+                .ok_or_else(|| CliError::new("run: name a plan"))?;
+            let (_, text) = Plan::load(path)?;
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let plan = Plan::parse(&text)?;
+            let scale = plan.pick_scale(args.scale.as_deref())?;
+            let dir = args.out.clone().unwrap_or_else(|| {
+                PathBuf::from("results").join(format!(
+                    "{stem}-{}-{}",
+                    scale.as_deref().unwrap_or("base"),
+                    utc_stamp()
+                ))
+            });
+            let shard = shard::resolve(args.shard.as_deref(), &|k| std::env::var(k).ok())?;
+            (dir, text, scale, None, shard)
+        }
+    };
+    let given = Plan::parse(&plan_text)?;
+    let mut plan = given.scaled(scale_arg.as_deref());
+    if let Some(r) = args.repetitions {
+        if r == 0 {
+            return Err(CliError::new("--repetitions: 0; allowed 1 or more"));
+        }
+        plan.repetitions = r;
+    }
+    let seed = seed_arg.unwrap_or(if plan.seed != 0 {
+        plan.seed
+    } else {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1)
+    });
+    let cells = matrix::expand(&plan);
+    let engines: Vec<Engine> = plan
+        .engines
+        .iter()
+        .map(|n| Engine::resolve(&plan, n, &lsmlab_bin))
+        .collect::<CliResult<_>>()?;
+    for e in &engines {
+        e.check(&plan, &cells)?;
+    }
+    let keep = |c: usize| shard_arg.is_none_or(|s| s.has(c));
+    let order = matrix::order(&cells, &plan.engines, plan.repetitions, seed, keep);
+    let plan_hash = fingerprint(&[
+        &plan_text,
+        scale_arg.as_deref().unwrap_or(""),
+        &plan.repetitions.to_string(),
+    ]);
+    let expanded = Expanded {
+        plan_hash,
+        title: plan.title.clone(),
+        scale: scale_arg.clone(),
+        seed,
+        repetitions: plan.repetitions,
+        engines: engines
+            .iter()
+            .map(|e| EngineRecord {
+                name: e.name.clone(),
+                binary: e.binary.clone(),
+            })
+            .collect(),
+        axes: plan.matrix.keys().cloned().collect(),
+        cells: cells.clone(),
+        shard: shard_arg,
+        order: order.iter().map(|k| k.id()).collect(),
+        plan: plan.clone(),
+    };
+    let per_run = scale_arg
+        .as_deref()
+        .and_then(|s| given.scale.get(s))
+        .and_then(|s| s.seconds_per_run)
+        .unwrap_or_else(|| guess_seconds(&plan));
+    if args.dry_run {
+        println!(
+            "plan: {} (scale {}, {} repetitions, seed {seed})",
+            plan.title,
+            scale_arg.as_deref().unwrap_or("none"),
+            plan.repetitions
+        );
+        for e in &engines {
+            println!("engine {}: {}", e.name, e.binary);
+        }
+        println!("{} cells:", cells.len());
+        for c in &cells {
+            println!("  {} {}", c.id(), c.label());
+        }
+        println!("{} runs in this order:", order.len());
+        for (i, k) in order.iter().enumerate() {
+            println!("  {:>4} {}", i + 1, k.id());
+        }
+        println!(
+            "estimate: {:.0} s per run, {:.1} min in all{}",
+            per_run,
+            per_run * order.len() as f64 / 60.0,
+            if given.scale.values().any(|s| s.seconds_per_run.is_some()) {
+                ""
+            } else {
+                " (guessed from operation counts)"
+            }
+        );
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir.join("runs"))
+        .map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
+    if let Ok(text) = std::fs::read_to_string(dir.join("plan.json")) {
+        if let Ok(old) = serde_json::from_str::<Expanded>(&text) {
+            if old.plan_hash != expanded.plan_hash {
+                return Err(CliError::new(format!(
+                    "--out {}: holds results of another plan or scale; give a new directory",
+                    dir.display()
+                )));
+            }
+        }
+    }
+    write(&dir.join("plan.toml"), &plan_text)?;
+    write(&dir.join("plan.json"), &json(&expanded)?)?;
+    let db_dir = runner::db_dir(&plan, &dir);
+    let versions: BTreeMap<String, String> = engines
+        .iter()
+        .map(|e| (e.name.clone(), engines::version_of(e)))
+        .collect();
+    let env = environment::Environment::collect(dir.as_path(), versions);
+    write(&dir.join("environment.json"), &json(&env)?)?;
+    for e in &engines {
+        if e.kind == engines::Kind::Lsmlab && args.lsmlab.is_none() {
+            eprintln!("engine {}: {} (this program)", e.name, e.binary);
+        } else {
+            eprintln!(
+                "engine {}: {} ({})",
+                e.name,
+                e.binary,
+                env.engines.get(&e.name).map(String::as_str).unwrap_or("")
+            );
+        }
+    }
+    let ctx = runner::Context {
+        dir: &dir,
+        db_dir: &db_dir,
+        plan: &plan,
+        cells: &cells,
+        engines: &engines,
+    };
+    let skipped = order
+        .iter()
+        .filter(|k| results::finished(&dir, &k.id()).is_some())
+        .count();
+    eprintln!(
+        "{} runs ({} done before), about {:.1} min; results in {}",
+        order.len(),
+        skipped,
+        per_run * (order.len() - skipped) as f64 / 60.0,
+        dir.display()
+    );
+    let mut progress = runner::Progress::new(order.len(), skipped);
+    let mut failed = 0;
+    for (i, key) in order.iter().enumerate() {
+        if results::finished(&dir, &key.id()).is_some() {
+            continue;
+        }
+        progress.start(&key.id());
+        let t = std::time::Instant::now();
+        let rec = runner::run_one(&ctx, key, i)?;
+        failed += usize::from(rec.status != "ok");
+        progress.finish(&rec, t.elapsed().as_secs_f64());
+    }
+    progress.close();
+    let _ = std::fs::remove_dir(&db_dir);
+    let report = finish(&dir)?;
+    if failed > 0 {
+        eprintln!("{failed} runs failed; their errors are in the report and runs/*/result.json");
+    }
+    println!("{}", report.display());
+    Ok(())
+}
+
+/// Writes runs.csv, summary and comparisons, plots and the report; returns report.html's path.
+pub fn finish(dir: &Path) -> CliResult<PathBuf> {
+    let expanded: Expanded = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("plan.json")).map_err(|e| {
+            CliError::new(format!("{}: not a results directory ({e})", dir.display()))
+        })?,
+    )
+    .map_err(|e| CliError::new(format!("{}/plan.json: {e}", dir.display())))?;
+    let env: environment::Environment = std::fs::read_to_string(dir.join("environment.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let records = results::load_all(dir)?;
+    write(
+        &dir.join("runs.csv"),
+        &results::runs_csv(&records, &expanded.axes),
+    )?;
+    let summary = analysis::summarize(&records);
+    write(
+        &dir.join("summary.csv"),
+        &analysis::summary_csv(&summary, &expanded.cells),
+    )?;
+    write(&dir.join("summary.json"), &json(&summary)?)?;
+    let engine_names: Vec<String> = expanded.engines.iter().map(|e| e.name.clone()).collect();
+    let compare = analysis::compare(&records, &expanded.cells, &engine_names, &summary);
+    write(&dir.join("compare.csv"), &analysis::compare_csv(&compare))?;
+    let input = report::Input {
+        dir,
+        expanded: &expanded,
+        env: &env,
+        records: &records,
+        summary: &summary,
+        compare: &compare,
+    };
+    report::write_all(&input)
+}
+
+/// `lsmlab report DIR`.
+pub fn report_main(dir: &Path) -> CliResult<()> {
+    let path = finish(dir)?;
+    println!("{}", path.display());
+    Ok(())
+}
+
+/// `lsmlab merge DIR... --out OUT`.
+pub fn merge_main(dirs: &[PathBuf], out: &Path) -> CliResult<()> {
+    std::fs::create_dir_all(out).map_err(|e| CliError::new(format!("{}: {e}", out.display())))?;
+    for w in shard::merge(dirs, out)? {
+        eprintln!("warning: {w}");
+    }
+    let path = finish(out)?;
+    println!("{}", path.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamp_and_fingerprint_are_stable() {
+        let s = utc_stamp();
+        assert_eq!(s.len(), 16);
+        assert!(s.starts_with("20") && s.ends_with('Z'));
+        assert_eq!(fingerprint(&["a", "b"]), fingerprint(&["a", "b"]));
+        assert_ne!(fingerprint(&["ab", ""]), fingerprint(&["a", "b"]));
+    }
+}

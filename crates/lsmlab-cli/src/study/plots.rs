@@ -1,0 +1,1 @@
+//! Plots of a study (filled in by the next step).

@@ -1,0 +1,193 @@
+//! A results directory: one directory per finished run, and `runs.csv`, the tidy table of every
+//! run and metric that the statistics, the report and anyone's notebook read.
+//!
+//! A run is built in `runs/ID.partial/` and renamed to `runs/ID/` last, so a killed study leaves
+//! either a whole run or a partial one that `--resume` discards and runs again.
+
+use super::metrics::Metrics;
+use crate::error::{CliError, CliResult};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Version of the `runs.csv` columns; bumped when they change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// What `result.json` holds for one run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunRecord {
+    /// `runs.csv` schema version.
+    pub schema: u32,
+    /// Run id (`c003-rocksdb-r2`).
+    pub id: String,
+    /// Cell index.
+    pub cell: usize,
+    /// The cell's axis values.
+    pub axes: Vec<(String, String)>,
+    /// Engine name.
+    pub engine: String,
+    /// Repetition, from 0.
+    pub rep: u32,
+    /// Position in the study's run order.
+    pub order: usize,
+    /// `ok` or `failed`.
+    pub status: String,
+    /// Why it failed.
+    #[serde(default)]
+    pub error: String,
+    /// The engine version its output printed.
+    #[serde(default)]
+    pub engine_version: String,
+    /// Every figure.
+    pub metrics: Metrics,
+}
+
+/// The run directory of `id`.
+pub fn run_dir(dir: &Path, id: &str) -> PathBuf {
+    dir.join("runs").join(id)
+}
+
+/// The finished record of `id`, if it finished well.
+pub fn finished(dir: &Path, id: &str) -> Option<RunRecord> {
+    let text = std::fs::read_to_string(run_dir(dir, id).join("result.json")).ok()?;
+    let rec: RunRecord = serde_json::from_str(&text).ok()?;
+    (rec.status == "ok").then_some(rec)
+}
+
+/// Every run record of the directory, sorted by id.
+pub fn load_all(dir: &Path) -> CliResult<Vec<RunRecord>> {
+    let runs = dir.join("runs");
+    let mut out = Vec::new();
+    let rd = match std::fs::read_dir(&runs) {
+        Ok(rd) => rd,
+        Err(_) => return Ok(out),
+    };
+    for e in rd.flatten() {
+        let p = e.path().join("result.json");
+        if let Ok(text) = std::fs::read_to_string(&p) {
+            let rec: RunRecord = serde_json::from_str(&text)
+                .map_err(|e| CliError::new(format!("{}: {e}", p.display())))?;
+            out.push(rec);
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, so readers never see half.
+pub fn write_atomic(path: &Path, text: &str) -> CliResult<()> {
+    let tmp = path.with_extension("tmp~");
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| CliError::new(format!("writing {}: {e}", path.display())))
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Joins fields into one CSV line.
+pub fn csv_line(fields: &[String]) -> String {
+    fields
+        .iter()
+        .map(|f| csv_field(f))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `runs.csv`: schema_version, run, cell, engine, rep, order, one column per axis, metric,
+/// value — one row per run and metric, successful runs only.
+pub fn runs_csv(records: &[RunRecord], axes: &[String]) -> String {
+    let mut header: Vec<String> = ["schema_version", "run", "cell", "engine", "rep", "order"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    header.extend(axes.iter().cloned());
+    header.push("metric".into());
+    header.push("value".into());
+    let mut out = csv_line(&header) + "\n";
+    for r in records.iter().filter(|r| r.status == "ok") {
+        for (metric, value) in &r.metrics {
+            let mut row = vec![
+                SCHEMA_VERSION.to_string(),
+                r.id.clone(),
+                format!("c{:03}", r.cell),
+                r.engine.clone(),
+                r.rep.to_string(),
+                r.order.to_string(),
+            ];
+            for a in axes {
+                row.push(
+                    r.axes
+                        .iter()
+                        .find(|(k, _)| k == a)
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or_default(),
+                );
+            }
+            row.push(metric.clone());
+            row.push(format!("{value}"));
+            out.push_str(&csv_line(&row));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_what_needs_it() {
+        assert_eq!(
+            csv_line(&["a".into(), "b,c".into(), "say \"x\"".into()]),
+            "a,\"b,c\",\"say \"\"x\"\"\""
+        );
+    }
+
+    #[test]
+    fn runs_csv_has_one_row_per_metric_of_ok_runs() {
+        let mut rec = RunRecord {
+            schema: SCHEMA_VERSION,
+            id: "c001-lsmlab-r0".into(),
+            cell: 1,
+            axes: vec![("bloom_bits".into(), "10".into())],
+            engine: "lsmlab".into(),
+            rep: 0,
+            order: 4,
+            status: "ok".into(),
+            error: String::new(),
+            engine_version: String::new(),
+            metrics: [("a.x".to_string(), 1.5), ("b.y".to_string(), 2.0)]
+                .into_iter()
+                .collect(),
+        };
+        let mut failed = rec.clone();
+        failed.status = "failed".into();
+        failed.id = "c001-lsmlab-r1".into();
+        let text = runs_csv(&[rec.clone(), failed], &["bloom_bits".into()]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "schema_version,run,cell,engine,rep,order,bloom_bits,metric,value"
+        );
+        assert_eq!(lines[1], "1,c001-lsmlab-r0,c001,lsmlab,0,4,10,a.x,1.5");
+        assert_eq!(lines.len(), 3);
+        rec.metrics.clear();
+        assert_eq!(runs_csv(&[rec], &[]).lines().count(), 1);
+    }
+
+    #[test]
+    fn finished_needs_an_ok_result() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(finished(d.path(), "x").is_none());
+        std::fs::create_dir_all(run_dir(d.path(), "x")).unwrap();
+        std::fs::write(run_dir(d.path(), "x").join("result.json"), "{").unwrap();
+        assert!(finished(d.path(), "x").is_none());
+        assert!(load_all(d.path()).is_err());
+    }
+}

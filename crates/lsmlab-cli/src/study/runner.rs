@@ -1,0 +1,292 @@
+//! Running a study's runs: each step a child process on a fresh database, sampled once a second,
+//! its output kept, its figures parsed, and the run marked done by a rename, last.
+
+use super::engines::{step_settings, Engine, Kind};
+use super::matrix::{Cell, RunKey};
+use super::metrics::{self, Metrics};
+use super::parse;
+use super::plan::{Plan, StepKind};
+use super::results::{self, RunRecord, SCHEMA_VERSION};
+use super::sampler::{Sample, Sampler};
+use crate::error::{CliError, CliResult};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Everything a run needs.
+pub struct Context<'a> {
+    /// The results directory.
+    pub dir: &'a Path,
+    /// Where databases are made (one per run, removed after it).
+    pub db_dir: &'a Path,
+    /// The plan at its scale.
+    pub plan: &'a Plan,
+    /// The cells.
+    pub cells: &'a [Cell],
+    /// The engines, resolved.
+    pub engines: &'a [Engine],
+}
+
+fn io_err(what: &Path, e: std::io::Error) -> CliError {
+    CliError::new(format!("{}: {e}", what.display()))
+}
+
+/// Runs one child to completion, sampling it; returns its exit status and samples.
+fn run_child(
+    binary: &str,
+    args: &[String],
+    stdout: &Path,
+    stderr: &Path,
+) -> CliResult<(std::process::ExitStatus, Vec<Sample>)> {
+    let out = std::fs::File::create(stdout).map_err(|e| io_err(stdout, e))?;
+    let err = std::fs::File::create(stderr).map_err(|e| io_err(stderr, e))?;
+    let mut child = Command::new(binary)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| CliError::new(format!("cannot start {binary}: {e}")))?;
+    let mut sampler = Sampler::new(child.id());
+    sampler.sample();
+    let mut next = Instant::now() + Duration::from_secs(1);
+    loop {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|e| CliError::new(format!("waiting for {binary}: {e}")))?
+        {
+            return Ok((status, sampler.samples));
+        }
+        if Instant::now() >= next {
+            sampler.sample();
+            next += Duration::from_secs(1);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_=./,:+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// Runs `key` in `tmp`; returns its record (failed runs included, with their error).
+fn execute(ctx: &Context, key: &RunKey, order: usize, tmp: &Path) -> CliResult<RunRecord> {
+    let cell = &ctx.cells[key.cell];
+    let engine = ctx
+        .engines
+        .iter()
+        .find(|e| e.name == key.engine)
+        .ok_or_else(|| CliError::new(format!("engine {} is not resolved", key.engine)))?;
+    let db = ctx.db_dir.join(key.id());
+    let _ = std::fs::remove_dir_all(&db);
+    std::fs::create_dir_all(ctx.db_dir).map_err(|e| io_err(ctx.db_dir, e))?;
+    let mut rec = RunRecord {
+        schema: SCHEMA_VERSION,
+        id: key.id(),
+        cell: key.cell,
+        axes: cell.values.clone(),
+        engine: key.engine.clone(),
+        rep: key.rep,
+        order,
+        status: "ok".into(),
+        error: String::new(),
+        engine_version: String::new(),
+        metrics: Metrics::new(),
+    };
+    let mut series: Vec<Vec<Sample>> = Vec::new();
+    let mut timeseries = String::from("step,t,cpu_pct,rss_bytes,read_bytes,write_bytes\n");
+    let started = Instant::now();
+    for (i, step) in ctx.plan.steps.iter().enumerate() {
+        let (flags, props) = step_settings(ctx.plan, step, cell);
+        let json = tmp.join(format!("step{i}.json"));
+        let args = engine.step_args(step, i, &flags, &props, &db, &json)?;
+        let cmd = std::iter::once(engine.binary.as_str())
+            .chain(args.iter().map(String::as_str))
+            .map(shell_quote)
+            .collect::<Vec<_>>()
+            .join(" ");
+        std::fs::write(tmp.join(format!("step{i}.cmd")), cmd + "\n").map_err(|e| io_err(tmp, e))?;
+        let (so, se) = (
+            tmp.join(format!("step{i}.stdout")),
+            tmp.join(format!("step{i}.stderr")),
+        );
+        let (status, samples) = run_child(&engine.binary, &args, &so, &se)?;
+        for s in &samples {
+            timeseries.push_str(&format!(
+                "{i},{:.3},{:.1},{},{},{}\n",
+                s.t, s.cpu_pct, s.rss_bytes, s.read_bytes, s.write_bytes
+            ));
+        }
+        series.push(samples);
+        let stdout = std::fs::read_to_string(&so).unwrap_or_default();
+        let stderr = std::fs::read_to_string(&se).unwrap_or_default();
+        if !status.success() {
+            let last = stderr
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            rec.status = "failed".into();
+            rec.error = format!("step {i} exited with {status}: {last}");
+            break;
+        }
+        let label = step_label(step, i);
+        let parsed = parse::parse(&(stdout.clone() + "\n" + &stderr));
+        if let Some((tool, v)) = &parsed.version {
+            rec.engine_version = format!("{tool} {v}");
+        }
+        let threads = flags
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "threads")
+            .and_then(|(_, v)| v.parse::<f64>().ok())
+            .unwrap_or(1.0);
+        metrics::from_bench_output(&mut rec.metrics, &label, &parsed, threads);
+        if engine.kind == Kind::Lsmlab {
+            if let Ok(text) = std::fs::read_to_string(&json) {
+                if let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) {
+                    metrics::from_lsmlab_json(&mut rec.metrics, &label, &doc);
+                }
+            }
+        }
+        if step.kind(i)? != StepKind::Settle
+            && parsed.benchmarks.is_empty()
+            && !matches!(step.kind(i)?, StepKind::YcsbLoad | StepKind::YcsbRun)
+        {
+            rec.status = "failed".into();
+            rec.error = format!("step {i} printed no summary line; see its stdout");
+            break;
+        }
+    }
+    if rec.status == "ok" {
+        rec.metrics.insert(
+            "db_size_mb".into(),
+            metrics::dir_bytes(&db) as f64 / (1024.0 * 1024.0),
+        );
+    }
+    metrics::from_samples(&mut rec.metrics, &series, started.elapsed().as_secs_f64());
+    std::fs::write(tmp.join("timeseries.csv"), timeseries).map_err(|e| io_err(tmp, e))?;
+    let _ = std::fs::remove_dir_all(&db);
+    Ok(rec)
+}
+
+/// The name a step's statistics carry: its `name`, else its benchmarks joined by `+`, else the
+/// YCSB phase.
+pub fn step_label(step: &super::plan::Step, i: usize) -> String {
+    if let Some(n) = &step.name {
+        return n.clone();
+    }
+    match step.kind(i) {
+        Ok(StepKind::Bench) => step
+            .bench
+            .as_deref()
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("+"),
+        Ok(StepKind::YcsbLoad) => "load".into(),
+        Ok(StepKind::YcsbRun) => "run".into(),
+        _ => format!("step{i}"),
+    }
+}
+
+/// Runs and records `key`: built in `ID.partial`, renamed to `ID` when whole.
+pub fn run_one(ctx: &Context, key: &RunKey, order: usize) -> CliResult<RunRecord> {
+    let final_dir = results::run_dir(ctx.dir, &key.id());
+    let tmp = final_dir.with_extension("partial");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| io_err(&tmp, e))?;
+    let rec = execute(ctx, key, order, &tmp)?;
+    let text = serde_json::to_string_pretty(&rec)
+        .map_err(|e| CliError::new(format!("result of {}: {e}", key.id())))?;
+    std::fs::write(tmp.join("result.json"), text).map_err(|e| io_err(&tmp, e))?;
+    let _ = std::fs::remove_dir_all(&final_dir);
+    std::fs::rename(&tmp, &final_dir).map_err(|e| io_err(&final_dir, e))?;
+    Ok(rec)
+}
+
+/// Shows how far the study is: a bar with ETA on a terminal, a line per run otherwise.
+pub struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    total: usize,
+    done: usize,
+}
+
+impl Progress {
+    /// Progress over `total` runs, `skipped` of them already done.
+    pub fn new(total: usize, skipped: usize) -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let b = indicatif::ProgressBar::new(total as u64);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} runs  {elapsed_precise} elapsed, ETA {eta}  {msg}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b.set_position(skipped as u64);
+            b.reset_eta();
+            b
+        });
+        Progress {
+            bar,
+            total,
+            done: skipped,
+        }
+    }
+
+    /// A run is starting.
+    pub fn start(&self, id: &str) {
+        if let Some(b) = &self.bar {
+            b.set_message(id.to_string());
+        }
+    }
+
+    /// A run finished.
+    pub fn finish(&mut self, rec: &RunRecord, seconds: f64) {
+        self.done += 1;
+        let line = if rec.status == "ok" {
+            format!(
+                "[{}/{}] {} ok in {seconds:.1} s",
+                self.done, self.total, rec.id
+            )
+        } else {
+            format!(
+                "[{}/{}] {} FAILED: {}",
+                self.done, self.total, rec.id, rec.error
+            )
+        };
+        match &self.bar {
+            Some(b) => {
+                if rec.status != "ok" {
+                    b.println(line);
+                }
+                b.inc(1);
+            }
+            None => eprintln!("{line}"),
+        }
+    }
+
+    /// All runs are done.
+    pub fn close(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// The database directory of a study: the plan's `db_dir`, else `db/` in the results.
+pub fn db_dir(plan: &Plan, dir: &Path) -> PathBuf {
+    plan.db_dir
+        .as_ref()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("db"))
+}

@@ -1,0 +1,285 @@
+//! `lsmlab run`, `report` and `merge` on tiny plans: the results directory, resume after a
+//! killed study, shards merged, and refusals before anything runs.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+fn lsmlab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lsmlab"))
+        .args(args)
+        .output()
+        .expect("run lsmlab");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const TINY: &str = r#"
+title = "tiny"
+question = "Does a filter change anything at 100 keys?"
+engines = ["lsmlab"]
+repetitions = 2
+seed = 11
+[flags]
+num = 300
+reads = 100
+value_size = 64
+seed = 1
+[matrix]
+bloom_bits = [0, 10]
+[[steps]]
+bench = "fillrandom"
+[[steps]]
+bench = "readrandom"
+[[figure]]
+title = "Reads"
+kind = "bar"
+metrics = ["readrandom.ops_per_sec"]
+x = "bloom_bits"
+"#;
+
+fn write_plan(dir: &Path, text: &str) -> String {
+    let p = dir.join("plan.toml");
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+type Pairs = BTreeSet<(String, String)>;
+
+/// (run id, metric) of every row of runs.csv, and the found fraction of each run.
+fn runs_set(dir: &Path) -> (Pairs, Pairs) {
+    let text = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+    let mut keys = BTreeSet::new();
+    let mut found = BTreeSet::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let (run, metric, value) = (f[1], f[f.len() - 2], f[f.len() - 1]);
+        keys.insert((run.to_string(), metric.to_string()));
+        if metric.ends_with("found_fraction") {
+            found.insert((run.to_string(), value.to_string()));
+        }
+    }
+    (keys, found)
+}
+
+#[test]
+fn a_study_writes_its_results_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let out = tmp.path().join("out");
+    let (code, stdout, stderr) = lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.trim(), out.join("report.html").display().to_string());
+    for f in [
+        "plan.toml",
+        "plan.json",
+        "environment.json",
+        "runs.csv",
+        "summary.csv",
+        "summary.json",
+        "compare.csv",
+        "report.md",
+        "report.html",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    // 2 cells x 1 engine x 2 repetitions, each with its commands, outputs and time series.
+    let runs: Vec<_> = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(runs.len(), 4);
+    let r = out.join("runs").join("c001-lsmlab-r0");
+    for f in [
+        "step0.cmd",
+        "step0.stdout",
+        "step1.stdout",
+        "step1.json",
+        "timeseries.csv",
+        "result.json",
+    ] {
+        assert!(r.join(f).is_file(), "{f}");
+    }
+    let cmd = std::fs::read_to_string(r.join("step1.cmd")).unwrap();
+    assert!(
+        cmd.contains("--bloom_bits=10") && cmd.contains("--use_existing_db=1"),
+        "{cmd}"
+    );
+    let (keys, found) = runs_set(&out);
+    assert!(keys.contains(&(
+        "c000-lsmlab-r1".to_string(),
+        "readrandom.ops_per_sec".to_string()
+    )));
+    assert!(keys.contains(&(
+        "c001-lsmlab-r0".to_string(),
+        "readrandom.p99_us".to_string()
+    )));
+    assert!(keys.contains(&(
+        "c001-lsmlab-r0".to_string(),
+        "process.rss_peak_mb".to_string()
+    )));
+    assert_eq!(found.len(), 4);
+    let compare = std::fs::read_to_string(out.join("compare.csv")).unwrap();
+    assert!(
+        compare.contains("variant,readrandom.ops_per_sec,c001,c000,lsmlab,bloom_bits: 10 vs 0,2,"),
+        "{compare}"
+    );
+    // `report` rebuilds without running anything.
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    let (code, stdout, stderr) = lsmlab(&["report", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.trim().ends_with("report.html"));
+    assert!(out.join("report.html").is_file());
+}
+
+#[test]
+fn resume_after_a_killed_study_gives_the_same_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let whole = tmp.path().join("whole");
+    assert_eq!(
+        lsmlab(&["run", &plan, "--out", whole.to_str().unwrap()]).0,
+        0
+    );
+    let cut = tmp.path().join("cut");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lsmlab"))
+        .args(["run", &plan, "--out", cut.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once the first run is done (or it finished: resume must then do nothing).
+    loop {
+        let done = std::fs::read_dir(cut.join("runs"))
+            .map(|rd| {
+                rd.flatten()
+                    .any(|e| !e.file_name().to_string_lossy().ends_with(".partial"))
+            })
+            .unwrap_or(false);
+        if done || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let (code, _, stderr) = lsmlab(&["run", "--resume", cut.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(runs_set(&whole), runs_set(&cut));
+    assert!(!std::fs::read_dir(cut.join("runs"))
+        .unwrap()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().ends_with(".partial")));
+}
+
+#[test]
+fn shards_merged_equal_the_whole_study() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let whole = tmp.path().join("whole");
+    assert_eq!(
+        lsmlab(&["run", &plan, "--out", whole.to_str().unwrap()]).0,
+        0
+    );
+    let mut dirs = Vec::new();
+    for i in 0..2 {
+        let d = tmp.path().join(format!("shard{i}"));
+        let (code, _, stderr) = lsmlab(&[
+            "run",
+            &plan,
+            "--shard",
+            &format!("{i}/2"),
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        dirs.push(d.display().to_string());
+    }
+    let merged = tmp.path().join("merged");
+    let mut args = vec!["merge", "--out", merged.to_str().unwrap()];
+    args.extend(dirs.iter().map(String::as_str));
+    let (code, _, stderr) = lsmlab(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(runs_set(&whole).0, runs_set(&merged).0);
+    // Shards of another plan are refused.
+    let other = write_plan(
+        tmp.path(),
+        &TINY.replace("repetitions = 2", "repetitions = 1"),
+    );
+    let o = tmp.path().join("other");
+    assert_eq!(
+        lsmlab(&[
+            "run",
+            &other,
+            "--shard",
+            "0/2",
+            "--out",
+            o.to_str().unwrap()
+        ])
+        .0,
+        0
+    );
+    let (code, _, stderr) = lsmlab(&[
+        "merge",
+        "--out",
+        tmp.path().join("m2").to_str().unwrap(),
+        &dirs[0],
+        o.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("another plan"), "{stderr}");
+}
+
+#[test]
+fn dry_run_prints_cells_order_and_estimate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let (code, stdout, stderr) = lsmlab(&[
+        "run",
+        &plan,
+        "--dry-run",
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("c001 bloom_bits=10"), "{stdout}");
+    assert!(stdout.contains("4 runs in this order:"), "{stdout}");
+    assert!(stdout.contains("estimate: "), "{stdout}");
+    assert!(!tmp.path().join("o").exists());
+}
+
+#[test]
+fn bad_plans_are_refused_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (text, expect) in [
+        (
+            TINY.replace("repetitions = 2", "repetitons = 2"),
+            "repetitons",
+        ),
+        (
+            TINY.replace("value_size = 64", "valu_size = 64"),
+            "--valu_size",
+        ),
+        (
+            TINY.replace("engines = [\"lsmlab\"]", "engines = [\"leveldb\"]"),
+            "engine leveldb",
+        ),
+        (
+            TINY.replace("engines = [\"lsmlab\"]", "engines = [\"lsmlab\", \"x\"]")
+                + "[engine.x]\nbinary = \"/bin/true\"\nkind = \"leveldb\"\n",
+            "engine x: --seed=1",
+        ),
+    ] {
+        let out = tmp.path().join("o");
+        let plan = write_plan(tmp.path(), &text);
+        let (code, stdout, stderr) = lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]);
+        assert_eq!(code, 1, "{text}");
+        assert!(stderr.contains(expect), "{expect}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stdout.is_empty());
+        assert!(!out.exists(), "nothing may run");
+    }
+}

@@ -1,0 +1,231 @@
+//! The FSLSM-Tree layout policy (seed 003, DESIGN.md "FSLSM-Tree"): leveled compaction whose
+//! limits stretch with the read ratio, plus float-up of hot tables to level 0.
+//!
+//! - The read ratio η is measured over the last `read_ratio_window` operations.
+//! - Each table's frequency f counts the last `frequency_window` events naming it.
+//! - A get that finds its key in a table of level i > 0 asks for a float-up of that table when
+//!   `f ≥ ⌊max(min f of level i−1, 1) · γ / η⌋`. The `max(…, 1)` is this engine's decision: a
+//!   table whose creation left the window would otherwise make the threshold 0 and float any
+//!   table hit once, which rewrites far more than it saves.
+//! - Stretch: level i's limit is `base[i] + ⌊η · (L − i) · inc[i]⌋` (units in
+//!   [`FslsmOptions::stretch_increments`]).
+//!
+//! The policy only asks; the engine runs the float-up ([`super::run_float_up`]) in the
+//! background and never lets it change an answer.
+
+mod frequency;
+mod read_ratio;
+
+use super::{
+    leveled, CompactionKind, CompactionSpec, LayoutPolicy, LayoutStatus, Level0Triggers,
+    LevelInputs, LeveledPolicy,
+};
+use crate::options::{FloatTarget, FslsmOptions, Options};
+use crate::version::{HitLocation, Version};
+use frequency::Frequency;
+use parking_lot::Mutex;
+use read_ratio::ReadRatio;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Float-ups waiting for a compaction thread; more are not queued (the hottest tables ask
+/// again on their next hit).
+const MAX_PENDING: usize = 16;
+
+/// The FSLSM-Tree policy.
+pub struct FslsmPolicy {
+    opts: FslsmOptions,
+    num_levels: usize,
+    ratio: ReadRatio,
+    freq: Mutex<Frequency>,
+    /// Tables asked to float: (level, table number), oldest request first.
+    pending: Mutex<Vec<(usize, u64)>>,
+    requested: AtomicU64,
+    skipped: AtomicU64,
+}
+
+impl FslsmPolicy {
+    /// A policy with parameters `opts` for a tree of `num_levels` levels.
+    pub fn new(opts: &FslsmOptions, num_levels: usize) -> FslsmPolicy {
+        FslsmPolicy {
+            ratio: ReadRatio::new(opts.read_ratio_window),
+            freq: Mutex::new(Frequency::new(opts.frequency_window)),
+            opts: opts.clone(),
+            num_levels,
+            pending: Mutex::new(Vec::new()),
+            requested: AtomicU64::new(0),
+            skipped: AtomicU64::new(0),
+        }
+    }
+
+    /// The stretch of `level` now, in the level's units (files for level 0, tables for the
+    /// others): `⌊η · (L − i) · inc[i]⌋`.
+    pub fn stretch(&self, level: usize) -> u64 {
+        let inc = self
+            .opts
+            .stretch_increments
+            .get(level)
+            .copied()
+            .unwrap_or(0);
+        let span = self.num_levels.saturating_sub(level) as f64;
+        (self.ratio.ratio() * span * inc as f64).floor() as u64
+    }
+
+    /// The corrected cost model (docs/fslsm.md): moving the table of level `i` to level 0 pays
+    /// when `3·f·i > h + 1 + Σ c_l`, with h = T_W / T_R and c_l the tables of levels 0..i−1
+    /// overlapping it.
+    fn float_pays(&self, f: u64, level: usize, overlaps: usize) -> bool {
+        let h = self.opts.device_write_micros / self.opts.device_read_micros;
+        3.0 * f as f64 * level as f64 > h + 1.0 + overlaps as f64
+    }
+
+    /// The float-up of the oldest pending request that is still possible, dropping those that
+    /// are not.
+    fn pick_float_up(&self, v: &Version) -> Option<CompactionSpec> {
+        let mut pending = self.pending.lock();
+        while let Some(&(level, number)) = pending.first() {
+            let table = v
+                .levels
+                .get(level)
+                .and_then(|files| files.iter().find(|f| f.number == number));
+            let Some(table) = table.filter(|t| !t.being_compacted.load(Ordering::Relaxed)) else {
+                // Floated, compacted or moved since the request (a later hit asks again), or
+                // being compacted now.
+                pending.remove(0);
+                continue;
+            };
+            let crossed: usize = (1..level)
+                .map(|l| {
+                    v.overlapping(l, Some(table.smallest_user()), Some(table.largest_user()))
+                        .len()
+                })
+                .sum();
+            if crossed > self.opts.max_float_overlap_files {
+                pending.remove(0);
+                self.skipped.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            // Left pending until the float-up is installed (the table leaves `level`), so a
+            // spec the engine cannot start now is offered again.
+            return Some(CompactionSpec {
+                kind: CompactionKind::FloatUp,
+                inputs: vec![LevelInputs {
+                    level,
+                    files: vec![table.clone()],
+                }],
+                output_level: 0,
+                trivial_move: false,
+                reason: "float-up",
+            });
+        }
+        None
+    }
+}
+
+impl LayoutPolicy for FslsmPolicy {
+    fn name(&self) -> &'static str {
+        "fslsm"
+    }
+
+    fn max_bytes_for_level(&self, opts: &Options, level: usize) -> u64 {
+        LeveledPolicy
+            .max_bytes_for_level(opts, level)
+            .saturating_add(
+                self.stretch(level)
+                    .saturating_mul(opts.target_file_size_base),
+            )
+    }
+
+    fn level0_triggers(&self, opts: &Options) -> Level0Triggers {
+        let s = usize::try_from(self.stretch(0)).unwrap_or(usize::MAX);
+        let base = Level0Triggers::from_options(opts);
+        Level0Triggers {
+            compaction: base.compaction.saturating_add(s),
+            slowdown: base.slowdown.saturating_add(s),
+            stop: base.stop.saturating_add(s),
+        }
+    }
+
+    fn pick_compaction(&self, v: &Version, opts: &Options) -> Option<CompactionSpec> {
+        // A float-up writes one table; let it go first unless writers are already slowed
+        // down by level 0.
+        let l0_urgent = v.levels[0].len() >= self.level0_triggers(opts).slowdown;
+        if !l0_urgent {
+            if let Some(spec) = self.pick_float_up(v) {
+                return Some(spec);
+            }
+        }
+        leveled::pick(self, v, opts).or_else(|| self.pick_float_up(v))
+    }
+
+    fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {
+        leveled::scores(self, v, opts)
+    }
+
+    fn on_read(&self) {
+        self.ratio.record(true, 1);
+    }
+
+    fn on_writes(&self, keys: u64) {
+        self.ratio.record(false, keys);
+    }
+
+    fn on_get_hit(&self, hit: HitLocation, v: &Version) -> bool {
+        let eta = self.ratio.ratio();
+        let mut freq = self.freq.lock();
+        freq.event(hit.file);
+        if hit.level == 0 || eta <= 0.0 {
+            return false;
+        }
+        let f = freq.of(hit.file);
+        // The threshold is at least ⌊γ/η⌋ (min f counts as 1 at least): skip the scan of the
+        // level above for tables that cannot reach it.
+        let floor_threshold = (self.opts.gamma / eta).floor();
+        if (f as f64) < floor_threshold {
+            return false;
+        }
+        let min_above = v
+            .levels
+            .get(hit.level - 1)
+            .and_then(|files| files.iter().map(|t| freq.of(t.number)).min())
+            .unwrap_or(0)
+            .max(1);
+        drop(freq);
+        let threshold = (min_above as f64 * self.opts.gamma / eta).floor();
+        if (f as f64) < threshold {
+            return false;
+        }
+        if self.opts.float_target == FloatTarget::CostModel {
+            let Some(table) = v.levels[hit.level].iter().find(|t| t.number == hit.file) else {
+                return false;
+            };
+            let overlaps: usize = (0..hit.level)
+                .map(|l| {
+                    v.overlapping(l, Some(table.smallest_user()), Some(table.largest_user()))
+                        .len()
+                })
+                .sum();
+            if !self.float_pays(f, hit.level, overlaps) {
+                return false;
+            }
+        }
+        let mut pending = self.pending.lock();
+        if pending.len() >= MAX_PENDING || pending.iter().any(|&(_, n)| n == hit.file) {
+            return false;
+        }
+        pending.push((hit.level, hit.file));
+        self.requested.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
+    fn on_table_created(&self, _level: usize, number: u64) {
+        self.freq.lock().event(number);
+    }
+
+    fn status(&self) -> LayoutStatus {
+        LayoutStatus {
+            read_ratio: Some(self.ratio.ratio()),
+            float_ups_requested: self.requested.load(Ordering::Relaxed),
+            float_ups_skipped: self.skipped.load(Ordering::Relaxed),
+        }
+    }
+}

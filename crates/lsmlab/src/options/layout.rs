@@ -1,0 +1,191 @@
+//! The layout policy (leveled or FSLSM-Tree), its parameters, and the three presets of seed 003.
+
+use super::{invalid, Options};
+use crate::error::{Error, Result};
+
+/// Which policy shapes the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// RocksDB's leveled compaction by bytes (the `leveldb` and `wisckey` presets).
+    #[default]
+    Leveled,
+    /// The FSLSM-Tree: leveled compaction plus float-up of hot tables and stretch of the level
+    /// limits by the read ratio (the `fslsm` preset; parameters in [`FslsmOptions`]).
+    Fslsm,
+}
+
+/// The names [`Options::apply_layout_preset`] accepts.
+pub const LAYOUT_PRESETS: [&str; 3] = ["leveldb", "wisckey", "fslsm"];
+
+/// Where a float-up may take a hot table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FloatTarget {
+    /// Always level 0 (the paper's default): the table needs no merge there, since level-0
+    /// tables may overlap and a get keeps the newest version it finds in level 0.
+    #[default]
+    Level0,
+    /// Level 0 only when the paper's cost model, with its algebra corrected (docs/fslsm.md),
+    /// says that moving pays: `3·f·i > T_W/T_R + 1 + Σ overlapping tables of levels 0..i−1`.
+    CostModel,
+}
+
+/// Parameters of the FSLSM-Tree (DESIGN.md "FSLSM-Tree"); defaults are the paper's. Used when
+/// [`Options::layout`] is [`Layout::Fslsm`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct FslsmOptions {
+    /// Operations (reads and writes) over which the read ratio η is measured. Shorter reacts
+    /// faster to a change of workload, longer is steadier. Default: 5,000.
+    pub read_ratio_window: usize,
+    /// Events (a get that found its key in a table, or a table's creation) over which each
+    /// table's access frequency f is counted. Default: F = 100,000.
+    pub frequency_window: usize,
+    /// Float-up threshold γ: a table of level i > 0 hit by a get floats once
+    /// `f ≥ ⌊max(min f of level i−1, 1) · γ / η⌋`. Smaller floats more often (below 1 about
+    /// every hit, which tests use to force float-ups); larger floats only the hottest tables.
+    /// Default: 5.
+    pub gamma: f64,
+    /// Stretch increments `inc[i]`: level i's limit becomes `base[i] + ⌊η · (L − i) · inc[i]⌋`
+    /// with L = `num_levels`. Units: for level 0, files added to its compaction trigger (and
+    /// to its slowdown and stop triggers, so that a stretched level 0 does not stall writers);
+    /// for level i ≥ 1, tables of `target_file_size_base` bytes added to its byte target.
+    /// Missing entries are 0; entries past the last level are ignored.
+    /// Default: [20, 10, 5, 0, 0, 0, 0].
+    pub stretch_increments: Vec<u64>,
+    /// Where hot tables float to. Default: level 0.
+    pub float_target: FloatTarget,
+    /// A float-up that would have to read more than this many tables of the levels it
+    /// crosses (to drop the versions they shadow) is skipped: it would cost more I/O than the
+    /// reads it saves. Default: 25 (RocksDB's `max_compaction_bytes` in tables).
+    pub max_float_overlap_files: usize,
+    /// Device time of one page read, in microseconds (T_R of the cost model and of the
+    /// device-time metric). Change it to model another device. Default: 50.
+    pub device_read_micros: f64,
+    /// Device time of one page write, in microseconds (T_W). Default: 200.
+    pub device_write_micros: f64,
+}
+
+impl Default for FslsmOptions {
+    fn default() -> Self {
+        FslsmOptions {
+            read_ratio_window: 5_000,
+            frequency_window: 100_000,
+            gamma: 5.0,
+            stretch_increments: vec![20, 10, 5, 0, 0, 0, 0],
+            float_target: FloatTarget::Level0,
+            max_float_overlap_files: 25,
+            device_read_micros: 50.0,
+            device_write_micros: 200.0,
+        }
+    }
+}
+
+impl FloatTarget {
+    /// Parses `level0` or `cost`.
+    pub fn parse(s: &str) -> Result<FloatTarget> {
+        match s {
+            "level0" | "0" => Ok(FloatTarget::Level0),
+            "cost" | "cost_model" => Ok(FloatTarget::CostModel),
+            other => Err(Error::InvalidArgument(format!(
+                "fslsm float_target = {other:?}: allowed: level0, cost"
+            ))),
+        }
+    }
+}
+
+/// Parses a comma-separated list of stretch increments, e.g. `20,10,5`.
+pub fn parse_increments(s: &str) -> Result<Vec<u64>> {
+    s.split(',')
+        .map(|p| {
+            p.trim().parse::<u64>().map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "fslsm stretch_increments = {s:?}: allowed: comma-separated whole numbers, e.g. 20,10,5,0"
+                ))
+            })
+        })
+        .collect()
+}
+
+impl FslsmOptions {
+    /// Checks every parameter; the error names the first bad one.
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=10_000_000).contains(&self.read_ratio_window) {
+            return Err(invalid(
+                "fslsm_read_ratio_window",
+                self.read_ratio_window,
+                "must be in 1..=10000000 operations",
+            ));
+        }
+        if !(1..=100_000_000).contains(&self.frequency_window) {
+            return Err(invalid(
+                "fslsm_frequency_window",
+                self.frequency_window,
+                "must be in 1..=100000000 events",
+            ));
+        }
+        if !(self.gamma > 0.0 && self.gamma <= 1e6) {
+            return Err(invalid(
+                "fslsm_gamma",
+                self.gamma,
+                "must be in (0, 1000000]",
+            ));
+        }
+        if self.stretch_increments.iter().any(|&i| i > 1_000_000) {
+            return Err(invalid(
+                "fslsm_stretch_increments",
+                format!("{:?}", self.stretch_increments),
+                "each entry must be at most 1000000",
+            ));
+        }
+        if self.max_float_overlap_files == 0 {
+            return Err(invalid(
+                "fslsm_max_float_overlap_files",
+                0,
+                "must be at least 1",
+            ));
+        }
+        for (name, v) in [
+            ("fslsm_device_read_micros", self.device_read_micros),
+            ("fslsm_device_write_micros", self.device_write_micros),
+        ] {
+            if !(v > 0.0 && v <= 1e9) {
+                return Err(invalid(name, v, "must be in (0, 1000000000] microseconds"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Options {
+    /// Sets the layout and key-value separation of one of seed 003's engines:
+    /// `leveldb` (leveled, values in the tables), `wisckey` (leveled, every value in blob files),
+    /// `fslsm` (every value in blob files, float-up and stretch). Other options are unchanged.
+    pub fn apply_layout_preset(&mut self, name: &str) -> Result<()> {
+        let (layout, blobs) = match name {
+            "leveldb" => (Layout::Leveled, false),
+            "wisckey" => (Layout::Leveled, true),
+            "fslsm" => (Layout::Fslsm, true),
+            other => {
+                return Err(Error::InvalidArgument(format!(
+                    "layout = {other:?}: allowed: {}",
+                    LAYOUT_PRESETS.join(", ")
+                )))
+            }
+        };
+        self.layout = layout;
+        self.enable_blob_files = blobs;
+        if blobs {
+            self.min_blob_size = 0;
+        }
+        Ok(())
+    }
+
+    /// The preset these options amount to, if any (for reports).
+    pub fn layout_preset(&self) -> Option<&'static str> {
+        match (self.layout, self.enable_blob_files, self.min_blob_size) {
+            (Layout::Leveled, false, _) => Some("leveldb"),
+            (Layout::Leveled, true, 0) => Some("wisckey"),
+            (Layout::Fslsm, true, 0) => Some("fslsm"),
+            _ => None,
+        }
+    }
+}
