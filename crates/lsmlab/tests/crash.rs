@@ -12,8 +12,14 @@ use std::collections::BTreeMap;
 
 #[derive(Debug, Clone)]
 enum Op {
-    Write { keys: Vec<(u32, bool)>, sync: bool },
+    Write {
+        keys: Vec<(u32, bool)>,
+        sync: bool,
+    },
     Flush,
+    /// Gets of a run of keys: under FSLSM with float-ups forced, they start float-ups, which the
+    /// power cut may catch in flight.
+    Read(u32),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -21,6 +27,7 @@ fn op() -> impl Strategy<Value = Op> {
         20 => (prop::collection::vec((0u32..120, prop::bool::weighted(0.85)), 1..6), prop::bool::weighted(0.2))
             .prop_map(|(keys, sync)| Op::Write { keys, sync }),
         1 => Just(Op::Flush),
+        4 => (0u32..120).prop_map(Op::Read),
     ]
 }
 
@@ -38,9 +45,22 @@ fn crash_options(fs: &MemFs, blobs: bool) -> Options {
     }
 }
 
-fn check_crash(ops: Vec<Op>, crash_at: usize, torn_seed: u64, blobs: bool) {
+/// The options of a crash run: `fslsm` runs the FSLSM layout with float-ups forced.
+fn run_options(fs: &MemFs, blobs: bool, fslsm: bool) -> Options {
+    if fslsm {
+        let mut o = crash_options(fs, blobs);
+        let forced = forced_fslsm_options(fs);
+        o.layout = forced.layout;
+        o.fslsm = forced.fslsm;
+        o
+    } else {
+        crash_options(fs, blobs)
+    }
+}
+
+fn check_crash(ops: Vec<Op>, crash_at: usize, torn_seed: u64, blobs: bool, fslsm: bool) {
     let fs = MemFs::new();
-    let opts = crash_options(&fs, blobs);
+    let opts = run_options(&fs, blobs, fslsm);
     let db = Db::open(DIR, opts.clone()).unwrap();
     let mut model = BTreeMap::new();
     // states[i] = the database after the i-th write (states[0] = empty).
@@ -82,6 +102,15 @@ fn check_crash(ops: Vec<Op>, crash_at: usize, torn_seed: u64, blobs: bool) {
                 // A flush makes everything before it durable.
                 last_durable = states.len() - 1;
             }
+            Op::Read(from) => {
+                for k in *from..*from + 20 {
+                    assert_eq!(
+                        db.get(&key(k)).unwrap(),
+                        model.get(&key(k)).cloned(),
+                        "get {k}"
+                    );
+                }
+            }
         }
     }
     let mut rng = torn_seed;
@@ -101,7 +130,7 @@ fn check_crash(ops: Vec<Op>, crash_at: usize, torn_seed: u64, blobs: bool) {
         DIR,
         Options {
             disable_auto_compactions: true,
-            ..crash_options(&image, blobs)
+            ..run_options(&image, blobs, fslsm)
         },
     )
     .unwrap();
@@ -137,7 +166,7 @@ proptest! {
         crash_at in 0usize..400,
         torn_seed in any::<u64>(),
     ) {
-        check_crash(ops, crash_at, torn_seed, false);
+        check_crash(ops, crash_at, torn_seed, false, false);
     }
 
     #[test]
@@ -146,7 +175,17 @@ proptest! {
         crash_at in 0usize..400,
         torn_seed in any::<u64>(),
     ) {
-        check_crash(ops, crash_at, torn_seed, true);
+        check_crash(ops, crash_at, torn_seed, true, false);
+    }
+
+    #[test]
+    fn acknowledged_synced_writes_survive_power_cuts_with_float_ups_in_flight(
+        ops in prop::collection::vec(op(), 1..300),
+        crash_at in 0usize..400,
+        torn_seed in any::<u64>(),
+        blobs in any::<bool>(),
+    ) {
+        check_crash(ops, crash_at, torn_seed, blobs, true);
     }
 }
 

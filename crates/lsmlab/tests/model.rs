@@ -119,8 +119,12 @@ fn configure(fs: &MemFs, config: u8) -> Options {
         },
         6 => Options {
             // FSLSM with float-ups forced (every get that finds its key below level 0 asks for
-            // one) and two compaction threads; snapshots are held across them.
+            // one) and two compaction threads; snapshots are held across them. Small levels, so
+            // that float-ups cross levels holding newer versions.
             max_background_jobs: 3,
+            target_file_size_base: 1024,
+            max_bytes_for_level_base: 2048,
+            max_bytes_for_level_multiplier: 2.0,
             ..forced_fslsm_options(fs)
         },
         _ => Options {
@@ -250,7 +254,12 @@ proptest! {
 /// forced) and compares every get, scan and snapshot read across them, and with the model.
 fn metamorphic(ops: Vec<Op>) {
     let open = |preset: &str, fs: &MemFs| {
-        let mut o = forced_fslsm_options(fs);
+        let mut o = Options {
+            target_file_size_base: 1024,
+            max_bytes_for_level_base: 2048,
+            max_bytes_for_level_multiplier: 2.0,
+            ..forced_fslsm_options(fs)
+        };
         o.apply_layout_preset(preset).unwrap();
         Db::open(DIR, o).unwrap()
     };

@@ -84,7 +84,8 @@ macro_rules! flags {
         pub const SUPPORTED: &[&str] = &[$(stringify!($name),)*];
 
         impl BenchFlags {
-            fn set_raw(&mut self, name: &str, raw: &str) -> CliResult<()> {
+            /// Sets flag `name` from its text; the error names the flag and what is allowed.
+            pub fn set_raw(&mut self, name: &str, raw: &str) -> CliResult<()> {
                 match name {
                     $( stringify!($name) => {
                         self.$name = <$ty as FlagValue>::parse_flag(name, raw)?;
@@ -260,6 +261,30 @@ flags! {
     /// holds most data, each level above it a multiplier less, and levels that would be
     /// smaller than --max_bytes_for_level_base stay empty.
     level_compaction_dynamic_level_bytes: bool = false;
+    /// lsmlab: seed 003's engines: leveldb (leveled, values in tables), wisckey (leveled, every
+    /// value in blob files), fslsm (blob files, float-up and stretch). Sets --enable_blob_files
+    /// and --min_blob_size=0 for wisckey and fslsm, overriding those flags. Empty: leveled,
+    /// separation as the blob flags say.
+    layout: String = String::new();
+    /// lsmlab, fslsm: operations over which the read ratio is measured.
+    fslsm_read_ratio_window: usize = 5_000;
+    /// lsmlab, fslsm: events (table hits and creations) over which table frequency is counted.
+    fslsm_frequency_window: usize = 100_000;
+    /// lsmlab, fslsm: float-up threshold gamma (smaller floats more often).
+    fslsm_gamma: f64 = 5.0;
+    /// lsmlab, fslsm: stretch increments per level, comma-separated (level 0 in files, others
+    /// in tables of --target_file_size_base).
+    fslsm_stretch_increments: String = "20,10,5,0,0,0,0".to_string();
+    /// lsmlab, fslsm: where hot tables float: level0, or cost (level 0 when the corrected cost
+    /// model says it pays).
+    fslsm_float_target: String = "level0".to_string();
+    /// lsmlab, fslsm: skip a float-up that would read more tables of the levels it crosses.
+    fslsm_max_float_overlap_files: usize = 25;
+    /// lsmlab: device time of a page read in microseconds (T_R; the cost model and the
+    /// device_time line).
+    fslsm_device_read_micros: f64 = 50.0;
+    /// lsmlab: device time of a page write in microseconds (T_W).
+    fslsm_device_write_micros: f64 = 200.0;
     /// lsmlab: write every figure of the run to this JSON file.
     json: String = String::new();
 }
@@ -572,6 +597,7 @@ impl BenchFlags {
     pub fn validate(&self) -> CliResult<()> {
         self.benchmark_list()?;
         self.compression()?;
+        super::layout::check(self)?;
         let check = |ok: bool, name: &str, value: String, allowed: &str| {
             if ok {
                 Ok(())
@@ -655,7 +681,7 @@ impl BenchFlags {
 
     /// The engine's options these flags describe.
     pub fn options(&self) -> Options {
-        Options {
+        let mut o = Options {
             write_buffer_size: self.write_buffer_size,
             max_write_buffer_number: self.max_write_buffer_number,
             level0_file_num_compaction_trigger: self.level0_file_num_compaction_trigger,
@@ -706,7 +732,9 @@ impl BenchFlags {
             blob_garbage_collection_age_cutoff: self.blob_garbage_collection_age_cutoff,
             blob_garbage_collection_force_threshold: self.blob_garbage_collection_force_threshold,
             ..Options::default()
-        }
+        };
+        super::layout::apply(self, &mut o);
+        o
     }
 
     /// The options of every write.

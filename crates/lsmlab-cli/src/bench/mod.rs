@@ -7,6 +7,7 @@ pub mod flags;
 pub mod header;
 pub mod json;
 pub mod keygen;
+pub mod layout;
 pub mod random;
 pub mod rate_limit;
 pub mod reporter;

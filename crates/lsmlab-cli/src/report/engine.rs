@@ -129,8 +129,35 @@ pub struct LsmFigures {
     pub cpu_sys_s: f64,
     /// Wall seconds between the snapshots.
     pub wall_s: f64,
-    /// Device time of the FSLSM model: 8 KiB pages read × 50 µs + pages written × 200 µs.
+    /// Device time of the FSLSM model: 8 KiB pages read × T_R + pages written × T_W
+    /// (`fslsm_device_read_micros`, `fslsm_device_write_micros`; 50 and 200 µs by default).
     pub device_time_s: f64,
+    /// T_R used for `device_time_s`, microseconds.
+    pub device_read_micros: f64,
+    /// T_W used for `device_time_s`, microseconds.
+    pub device_write_micros: f64,
+    /// The layout policy (`leveled`, `fslsm`).
+    pub layout: String,
+    /// The preset the options amount to (`leveldb`, `wisckey`, `fslsm`), or `custom`.
+    pub layout_preset: String,
+    /// FSLSM's read ratio at the end (reads / operations over its window); none for leveled.
+    pub read_ratio: Option<f64>,
+    /// Level 0's compaction, slowdown and stop triggers at the end (files).
+    pub level0_triggers: [u64; 3],
+    /// Target bytes of levels 1.. at the end (stretched by FSLSM).
+    pub level_max_bytes: Vec<u64>,
+    /// Float-ups run.
+    pub float_ups: u64,
+    /// Bytes float-ups read (the floated tables and the tables of the levels they crossed).
+    pub float_up_read_bytes: u64,
+    /// Bytes float-ups wrote.
+    pub float_up_write_bytes: u64,
+    /// Versions float-ups dropped (shadowed for every reader).
+    pub float_up_keys_dropped: u64,
+    /// Float-ups the policy asked for since open.
+    pub float_ups_requested: u64,
+    /// Float-ups skipped since open (too many crossed tables).
+    pub float_ups_skipped: u64,
     /// Bytes and pages moved per I/O category (`wal`, `flush`, `compaction`, `user`, …).
     pub io: BTreeMap<String, IoFigures>,
     /// Ticker deltas by RocksDB name.
@@ -149,11 +176,6 @@ pub struct IoFigures {
     /// 8 KiB pages written.
     pub pages_written: u64,
 }
-
-/// Microseconds per page read in the device-time model (DESIGN.md "Metrics").
-pub const PAGE_READ_MICROS: f64 = 50.0;
-/// Microseconds per page written in the device-time model.
-pub const PAGE_WRITE_MICROS: f64 = 200.0;
 
 fn ratio(num: u64, den: u64) -> Option<f64> {
     (den > 0).then(|| num as f64 / den as f64)
@@ -209,7 +231,31 @@ impl LsmFigures {
         let gets_found_on_disk = d(Ticker::GetsFoundOnDisk);
         let files_checked_found = d(Ticker::FilesCheckedFound);
         let prop = |name: &str| db.property_int(name);
+        let opts = db.options();
+        let (t_r, t_w) = (
+            opts.fslsm.device_read_micros,
+            opts.fslsm.device_write_micros,
+        );
+        let layout = db.layout();
+        let l0 = layout.level0.unwrap_or(lsmlab::compaction::Level0Triggers {
+            compaction: 0,
+            slowdown: 0,
+            stop: 0,
+        });
         LsmFigures {
+            device_read_micros: t_r,
+            device_write_micros: t_w,
+            layout: layout.policy.to_string(),
+            layout_preset: layout.preset.unwrap_or("custom").to_string(),
+            read_ratio: layout.status.read_ratio,
+            level0_triggers: [l0.compaction as u64, l0.slowdown as u64, l0.stop as u64],
+            level_max_bytes: layout.max_bytes.clone(),
+            float_ups: d(Ticker::FloatUps),
+            float_up_read_bytes: d(Ticker::FloatUpReadBytes),
+            float_up_write_bytes: d(Ticker::FloatUpWriteBytes),
+            float_up_keys_dropped: d(Ticker::FloatUpKeysDropped),
+            float_ups_requested: layout.status.float_ups_requested,
+            float_ups_skipped: layout.status.float_ups_skipped,
             user_bytes_written,
             flush_bytes,
             compaction_write_bytes,
@@ -247,8 +293,7 @@ impl LsmFigures {
                 .iter()
                 .map(|&c| {
                     let x = dio(c);
-                    x.pages_read as f64 * PAGE_READ_MICROS
-                        + x.pages_written as f64 * PAGE_WRITE_MICROS
+                    x.pages_read as f64 * t_r + x.pages_written as f64 * t_w
                 })
                 .sum::<f64>()
                 / 1e6,
@@ -330,6 +375,37 @@ impl LsmFigures {
         );
         let _ = writeln!(
             s,
+            "lsmlab compaction_volume    : major {} (compaction input), minor {} (flushed)",
+            mb(self.compaction_read_bytes),
+            mb(self.flush_bytes)
+        );
+        let mut limits = format!(
+            "L0 {}/{}/{} files",
+            self.level0_triggers[0], self.level0_triggers[1], self.level0_triggers[2]
+        );
+        for (i, b) in self.level_max_bytes.iter().enumerate() {
+            let _ = write!(limits, ", L{} {}", i + 1, mb(*b));
+        }
+        let _ = writeln!(
+            s,
+            "lsmlab layout               : {} (preset {}); read ratio {}; limits {}",
+            self.layout,
+            self.layout_preset,
+            opt(self.read_ratio, 3),
+            limits
+        );
+        let _ = writeln!(
+            s,
+            "lsmlab float_ups            : {} (read {}, written {}, {} versions dropped; {} asked, {} skipped since open)",
+            self.float_ups,
+            mb(self.float_up_read_bytes),
+            mb(self.float_up_write_bytes),
+            self.float_up_keys_dropped,
+            self.float_ups_requested,
+            self.float_ups_skipped
+        );
+        let _ = writeln!(
+            s,
             "lsmlab db_size              : {} (SST files {})",
             omb(self.db_size_bytes),
             omb(self.sst_files_bytes)
@@ -351,8 +427,13 @@ impl LsmFigures {
             .fold((0, 0), |(r, w), x| (r + x.pages_read, w + x.pages_written));
         let _ = writeln!(
             s,
-            "lsmlab device_time         : {:.3} s ({} pages read x 50 us + {} pages written x 200 us, 8 KiB pages)",
-            self.device_time_s, pr, pw
+            "lsmlab device_time         : {:.3} s ({} pages read x {} us + {} pages written x {} us, 8 KiB pages; wall {:.3} s)",
+            self.device_time_s,
+            pr,
+            self.device_read_micros,
+            pw,
+            self.device_write_micros,
+            self.wall_s
         );
         let cpu = self.cpu_user_s + self.cpu_sys_s;
         let _ = writeln!(

@@ -2,7 +2,7 @@
 //! a seed alone reproduces a run.
 
 use lsmlab::filter::{FilterKind, FilterOptions};
-use lsmlab::{Compression, Options};
+use lsmlab::{Compression, Layout, Options};
 use std::fmt;
 
 /// A small seeded generator (splitmix64): the stress test's own, so that a seed means the same
@@ -76,7 +76,7 @@ impl RunConfig {
             },
         };
         let enable_blob_files = r.chance(0.5);
-        let options = Options {
+        let mut options = Options {
             write_buffer_size,
             max_write_buffer_number: 2 + r.below(2) as usize,
             target_file_size_base: target,
@@ -102,10 +102,22 @@ impl RunConfig {
             blob_garbage_collection_force_threshold: r.pick(&[0.5, 1.0]),
             ..Options::default()
         };
+        let sync_fraction = r.pick(&[0.0, 0.0, 0.05, 1.0]);
+        let max_value_len = r.pick(&[64, 400, 2000]);
+        // Drawn last, so that the other options of a seed stay what they were before FSLSM.
+        // A third of the seeds run the FSLSM layout with float-ups forced (γ so small that
+        // every get that finds its key below level 0 asks for one) and short windows, so that
+        // the read ratio and the stretched limits move within a run.
+        if r.below(3) == 0 {
+            options.layout = Layout::Fslsm;
+            options.fslsm.gamma = r.pick(&[0.01, 0.5]);
+            options.fslsm.read_ratio_window = r.pick(&[16, 256]);
+            options.fslsm.frequency_window = r.pick(&[100, 10_000]);
+        }
         RunConfig {
             options,
-            sync_fraction: r.pick(&[0.0, 0.0, 0.05, 1.0]),
-            max_value_len: r.pick(&[64, 400, 2000]),
+            sync_fraction,
+            max_value_len,
         }
     }
 }
@@ -138,9 +150,16 @@ impl fmt::Display for RunConfig {
         } else {
             "inline values".to_string()
         };
+        let layout = match o.layout {
+            Layout::Leveled => "leveled".to_string(),
+            Layout::Fslsm => format!(
+                "fslsm (gamma {}, read ratio window {}, frequency window {})",
+                o.fslsm.gamma, o.fslsm.read_ratio_window, o.fslsm.frequency_window
+            ),
+        };
         write!(
             f,
-            "write_buffer {} KiB x{}, tables {} KiB, L1 {} KiB x{}, L0 trigger {}, {} levels, {} jobs, \
+            "layout {layout}, write_buffer {} KiB x{}, tables {} KiB, L1 {} KiB x{}, L0 trigger {}, {} levels, {} jobs, \
              blocks {} B/restart {}, cache {} KiB, {:?}, filter {filter}, {blobs}, bytes_per_sync {}, \
              sync {:.0}% of writes, values up to {} B",
             o.write_buffer_size >> 10,
@@ -181,5 +200,13 @@ mod tests {
             shown.len() > 150,
             "seeds should rarely repeat a configuration"
         );
+    }
+
+    #[test]
+    fn about_a_third_of_the_seeds_run_fslsm() {
+        let n = (0..300)
+            .filter(|&s| RunConfig::from_seed(s).options.layout == Layout::Fslsm)
+            .count();
+        assert!((70..=130).contains(&n), "{n} of 300 seeds run fslsm");
     }
 }

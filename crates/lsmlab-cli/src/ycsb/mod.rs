@@ -2,6 +2,7 @@
 //! CoreWorkload on the lsmlab engine, with YCSB's report lines followed by the lsmlab block.
 
 pub mod builtin;
+pub mod engine_options;
 pub mod generator;
 pub mod keys;
 pub mod measure;
@@ -29,6 +30,11 @@ pub const USAGE: &str = "usage: lsmlab ycsb load|run -P FILE [-P FILE]... [-p ke
                requestdistribution=uniform|zipfian|latest|hotspot, insertorder=hashed|ordered,
                fieldcount, fieldlength, minscanlength, maxscanlength,
                scanlengthdistribution=uniform|zipfian, threadcount, lsmlab.seed, ...)
+  -p layout=leveldb|wisckey|fslsm
+               seed 003's engines (see lsmlab bench --layout)
+  -p lsmlab.OPTION=value
+               any engine option by its lsmlab bench flag name, e.g.
+               lsmlab.write_buffer_size=4194304, lsmlab.min_blob_size=0, lsmlab.fslsm_gamma=5
   --db=DIR     the database directory (load creates it; run uses it)
   --json=FILE  write every figure as JSON";
 
@@ -258,7 +264,7 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
     }
     let opts = lsmlab::Options {
         create_if_missing: args.phase == Phase::Load,
-        ..lsmlab::Options::default()
+        ..engine_options::options(&args.props)?
     };
     let db = lsmlab::Db::open(&args.db, opts).map_err(|e| match args.phase {
         Phase::Run => CliError::new(format!(

@@ -83,7 +83,9 @@ impl Properties {
     pub fn unknown_warnings(&self) -> Vec<String> {
         self.map
             .keys()
-            .filter(|k| !KNOWN.contains(&k.as_str()))
+            .filter(|k| {
+                !KNOWN.contains(&k.as_str()) && !super::engine_options::is_engine_property(k)
+            })
             .map(|k| {
                 let hint = closest(k, KNOWN.iter().copied())
                     .map(|c| format!(" (did you mean {c}?)"))

@@ -167,6 +167,34 @@ pub struct LayoutStatus {
     pub float_ups_skipped: u64,
 }
 
+/// A policy's name, state and current limits, as `Db::layout` reports them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LayoutReport {
+    /// The policy's name (`leveled`, `fslsm`).
+    pub policy: &'static str,
+    /// The preset the options amount to (`leveldb`, `wisckey`, `fslsm`), if any.
+    pub preset: Option<&'static str>,
+    /// The adaptive state.
+    pub status: LayoutStatus,
+    /// Level 0's triggers now.
+    pub level0: Option<Level0Triggers>,
+    /// Target bytes of levels 1 to the one before the last, now.
+    pub max_bytes: Vec<u64>,
+}
+
+/// What `policy` reports under `opts` now.
+pub fn layout_report(policy: &dyn LayoutPolicy, opts: &Options) -> LayoutReport {
+    LayoutReport {
+        policy: policy.name(),
+        preset: opts.layout_preset(),
+        status: policy.status(),
+        level0: Some(policy.level0_triggers(opts)),
+        max_bytes: (1..opts.num_levels.saturating_sub(1))
+            .map(|l| policy.max_bytes_for_level(opts, l))
+            .collect(),
+    }
+}
+
 /// Decides the shape of the tree. Every hook has a do-nothing default, so a static policy
 /// implements only the limits and the picker.
 pub trait LayoutPolicy: Send + Sync {

@@ -330,6 +330,17 @@ impl Db {
         self.inner.stats.clone()
     }
 
+    /// The options the database was opened with.
+    pub fn options(&self) -> &Options {
+        &self.inner.opts
+    }
+
+    /// The layout policy's name, adaptive state (read ratio, float-up requests) and current
+    /// level limits.
+    pub fn layout(&self) -> crate::compaction::LayoutReport {
+        crate::compaction::layout_report(self.inner.policy.as_ref(), &self.inner.opts)
+    }
+
     /// Bytes and pages read and written, per I/O category.
     pub fn io_stats(&self) -> Arc<IoStats> {
         self.inner.env.io.clone()

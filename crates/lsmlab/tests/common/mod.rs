@@ -66,12 +66,15 @@ pub fn value(i: u32, version: u32, len: usize) -> Vec<u8> {
 }
 
 /// `small_options` under the `fslsm` preset with float-ups forced: γ so small that every get
-/// that finds its key in a table of level ≥ 1 asks for a float-up, and short windows.
+/// that finds its key in a table of level ≥ 1 asks for a float-up, and short windows. Level 0
+/// is not stretched, so that it keeps compacting into level 1 while reads go on: float-ups then
+/// cross levels that hold newer versions, the case that could return a stale one.
 pub fn forced_fslsm_options(fs: &MemFs) -> Options {
     let mut o = small_options(fs);
     o.apply_layout_preset("fslsm").expect("a known preset");
     o.fslsm.gamma = 0.01;
     o.fslsm.read_ratio_window = 16;
     o.fslsm.frequency_window = 1000;
+    o.fslsm.stretch_increments = vec![0, 2, 1];
     o
 }

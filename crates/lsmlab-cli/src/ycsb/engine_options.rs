@@ -1,0 +1,104 @@
+//! The engine options of a YCSB run: `-p layout=leveldb|wisckey|fslsm` and
+//! `-p lsmlab.<option>=value` for any engine option by its `lsmlab bench` flag name.
+
+use super::properties::Properties;
+use crate::bench::flags::BenchFlags;
+use crate::bench::layout::set_engine_option;
+use crate::error::{CliError, CliResult};
+use lsmlab::Options;
+
+/// Prefix of the properties that set engine options.
+pub const PREFIX: &str = "lsmlab.";
+
+/// `lsmlab.*` properties that belong to the driver, not the engine.
+const DRIVER: &[&str] = &["lsmlab.seed"];
+
+/// True if `key` sets an engine option (so it is not a CoreWorkload property).
+pub fn is_engine_property(key: &str) -> bool {
+    key == "layout" || (key.starts_with(PREFIX) && !DRIVER.contains(&key))
+}
+
+/// The options the properties ask for: the engine's defaults, then `layout`, then each
+/// `lsmlab.<option>`. Errors are one line naming the property.
+pub fn options(props: &Properties) -> CliResult<Options> {
+    let mut flags = BenchFlags {
+        // The engine's own default, not db_bench's (bench's flag default is db_bench's).
+        delayed_write_rate: Options::default().delayed_write_rate,
+        ..BenchFlags::default()
+    };
+    if let Some(layout) = props.get("layout") {
+        flags.set_raw("layout", layout)?;
+    }
+    for (key, value) in props.all() {
+        if let Some(name) = key.strip_prefix(PREFIX).filter(|_| is_engine_property(key)) {
+            set_engine_option(&mut flags, "-p lsmlab.", name, value)?;
+        }
+    }
+    flags.validate().map_err(|e| {
+        let msg = e.to_string();
+        let renamed = match msg.strip_prefix("--layout") {
+            Some(rest) => format!("-p layout{rest}"),
+            None => msg.replacen("--", "-p lsmlab.", 1),
+        };
+        CliError::new(renamed)
+    })?;
+    Ok(flags.options())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lsmlab::Layout;
+
+    fn props(pairs: &[&str]) -> Properties {
+        let mut p = Properties::default();
+        for pair in pairs {
+            p.set_pair(pair).unwrap();
+        }
+        p
+    }
+
+    #[test]
+    fn layout_and_engine_options_by_name() {
+        let o = options(&props(&[
+            "layout=fslsm",
+            "lsmlab.write_buffer_size=4194304",
+            "lsmlab.fslsm_gamma=2",
+        ]))
+        .unwrap();
+        assert_eq!((o.layout, o.enable_blob_files), (Layout::Fslsm, true));
+        assert_eq!(o.write_buffer_size, 4 << 20);
+        assert_eq!(o.fslsm.gamma, 2.0);
+        let o = options(&props(&[
+            "lsmlab.enable_blob_files=true",
+            "lsmlab.min_blob_size=0",
+        ]))
+        .unwrap();
+        assert!(o.enable_blob_files);
+        let d = options(&props(&[])).unwrap();
+        assert_eq!(d.delayed_write_rate, Options::default().delayed_write_rate);
+    }
+
+    #[test]
+    fn bad_names_and_values_are_one_line_errors_naming_the_property() {
+        for (pair, start) in [
+            ("layout=bigtable", "-p layout: invalid value"),
+            (
+                "lsmlab.write_bufer_size=1",
+                "-p lsmlab.write_bufer_size: unknown engine option",
+            ),
+            (
+                "lsmlab.write_buffer_size=12",
+                "-p lsmlab.write_buffer_size: invalid value",
+            ),
+            (
+                "lsmlab.fslsm_gamma=-1",
+                "-p lsmlab.fslsm_gamma: invalid value",
+            ),
+            ("lsmlab.num=5", "-p lsmlab.num: unknown engine option"),
+        ] {
+            let e = options(&props(&[pair])).unwrap_err().to_string();
+            assert!(e.starts_with(start) && !e.contains('\n'), "{pair}: {e}");
+        }
+    }
+}
