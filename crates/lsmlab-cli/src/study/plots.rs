@@ -146,12 +146,15 @@ where
         None => fmt_num(*x),
     };
     let n_cats = c.categories.as_ref().map(|v| v.len()).unwrap_or(10);
-    chart
-        .configure_mesh()
-        .x_desc(&c.x_label)
+    let mut mesh = chart.configure_mesh();
+    if c.categories.is_some() {
+        // Vertical grid lines between categories say nothing.
+        mesh.disable_x_mesh();
+    }
+    mesh.x_desc(&c.x_label)
         .y_desc(&c.y_label)
         .x_labels(if c.categories.is_some() {
-            n_cats * 8 + 1
+            n_cats + 1
         } else {
             10
         })

@@ -88,6 +88,14 @@ fn slug(s: &str) -> String {
 /// Findings computed from the data.
 fn findings(input: &Input, drawn: &[Drawn]) -> Vec<String> {
     let mut out = Vec::new();
+    // Only results the CIs separate are listed; the rest are counted (compare.csv has them all).
+    let (mut unclear_best, mut unclear_ratio) = (0, 0);
+    // Crossovers ("golden cross") first: they answer the seeds' questions directly.
+    for d in drawn {
+        if let Some((_, text)) = &d.chart.mark {
+            out.push(format!("{}: {text}", d.chart.title));
+        }
+    }
     let cells = &input.expanded.cells;
     // Findings are about the metrics the plan plots (its tables are read, not summarized).
     let mut metrics: Vec<String> = Vec::new();
@@ -131,16 +139,15 @@ fn findings(input: &Input, drawn: &[Drawn]) -> Vec<String> {
                             b.stats.ci_hi < r.stats.ci_lo
                         }
                     });
+                    if !clear {
+                        unclear_best += 1;
+                        continue;
+                    }
                     out.push(format!(
-                        "Best {m} on {}: {label} ({} {}){}",
+                        "Best {m} on {}: {label} ({} {}), its CI clear of the runner-up",
                         e.name,
                         num(b.stats.mean),
                         ci(b.stats.ci_lo, b.stats.ci_hi),
-                        if clear {
-                            ", its CI clear of the runner-up"
-                        } else {
-                            ", within the CI of the runner-up"
-                        }
                     ));
                 }
             }
@@ -152,11 +159,11 @@ fn findings(input: &Input, drawn: &[Drawn]) -> Vec<String> {
         .iter()
         .filter(|r| r.kind == "engine" && metrics.contains(&r.metric))
     {
-        let sig = if r.ratio.ci_lo > 1.0 || r.ratio.ci_hi < 1.0 {
-            ""
-        } else {
-            " (CI includes 1: no clear difference)"
-        };
+        if !(r.ratio.ci_lo > 1.0 || r.ratio.ci_hi < 1.0) {
+            unclear_ratio += 1;
+            continue;
+        }
+        let sig = "";
         out.push(format!(
             "{} / {} on {} ({}): {}× {} p={}{}{}",
             r.a,
@@ -180,11 +187,11 @@ fn findings(input: &Input, drawn: &[Drawn]) -> Vec<String> {
         .iter()
         .filter(|r| r.kind == "variant" && metrics.contains(&r.metric))
     {
-        let sig = if r.ratio.ci_lo > 1.0 || r.ratio.ci_hi < 1.0 {
-            ""
-        } else {
-            " (CI includes 1: no clear difference)"
-        };
+        if !(r.ratio.ci_lo > 1.0 || r.ratio.ci_hi < 1.0) {
+            unclear_ratio += 1;
+            continue;
+        }
+        let sig = "";
         let rest = cells
             .iter()
             .find(|c| c.id() == r.a)
@@ -219,11 +226,16 @@ fn findings(input: &Input, drawn: &[Drawn]) -> Vec<String> {
             }
         ));
     }
-    // Crossovers ("golden cross").
-    for d in drawn {
-        if let Some((_, text)) = &d.chart.mark {
-            out.push(format!("{}: {text}", d.chart.title));
-        }
+    let total = input
+        .compare
+        .iter()
+        .filter(|r| metrics.contains(&r.metric))
+        .count();
+    if unclear_best + unclear_ratio > 0 {
+        out.push(format!(
+            "Not separated by their 95 % CIs (so not listed): {unclear_best} best-setting questions and {unclear_ratio} ratios; every ratio is in compare.csv. Of {total} ratios tested, about {:.0} would pass at p < 0.05 by chance alone",
+            total as f64 * 0.05
+        ));
     }
     let noisy = input
         .summary
