@@ -97,6 +97,10 @@ pub struct RunArgs {
     /// Repetitions, overriding the plan's.
     #[arg(long)]
     pub repetitions: Option<u32>,
+    /// An engine's binary, overriding the plan's: ENGINE=PATH (repeatable), e.g.
+    /// rocksdb=/opt/rocksdb/db_bench.
+    #[arg(long = "binary", value_name = "ENGINE=PATH")]
+    pub binaries: Vec<String>,
     /// The lsmlab binary the runs use (default: this one).
     #[arg(long)]
     pub lsmlab: Option<PathBuf>,

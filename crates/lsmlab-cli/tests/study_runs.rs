@@ -127,6 +127,11 @@ fn a_study_writes_its_results_directory() {
         compare.contains("variant,readrandom.ops_per_sec,c001,c000,lsmlab,bloom_bits: 10 vs 0,2,"),
         "{compare}"
     );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_well_formed_and_offline(&html);
+    assert!(html.contains("Does a filter change anything at 100 keys?"));
+    assert!(html.contains("<svg"), "plots are inline");
+    assert!(out.join("plots").join("01-reads-0.png").is_file());
     // `report` rebuilds without running anything.
     std::fs::remove_file(out.join("report.html")).unwrap();
     let (code, stdout, stderr) = lsmlab(&["report", out.to_str().unwrap()]);
@@ -282,4 +287,45 @@ fn bad_plans_are_refused_before_anything_runs() {
         assert!(stdout.is_empty());
         assert!(!out.exists(), "nothing may run");
     }
+}
+
+/// Every opened element is closed in order (void elements and `/>` aside), and nothing is
+/// fetched: no script, no external URL, no stylesheet or image link.
+fn assert_well_formed_and_offline(html: &str) {
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for bad in [
+        "<script", "http://", "https://", "src=", "<link", "@import", "url(",
+    ] {
+        assert!(!html.contains(bad), "{bad}");
+    }
+    let void = ["meta", "br", "img", "hr", "input"];
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i + 1..];
+        let end = rest.find('>').expect("tag closed");
+        let tag = &rest[..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('!') || tag.starts_with('?') || tag.ends_with('/') {
+            continue;
+        }
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        if void.contains(&name.as_str()) {
+            continue;
+        }
+        if tag.starts_with('/') {
+            assert_eq!(
+                stack.pop().as_deref(),
+                Some(name.as_str()),
+                "closing {name}"
+            );
+        } else {
+            stack.push(name);
+        }
+    }
+    assert!(stack.is_empty(), "unclosed: {stack:?}");
 }

@@ -5,6 +5,7 @@
 pub mod analysis;
 pub mod engines;
 pub mod environment;
+pub mod figures;
 pub mod matrix;
 pub mod metrics;
 pub mod parse;
@@ -198,12 +199,34 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(1)
     });
+    for b in &args.binaries {
+        let (name, path) = b.split_once('=').ok_or_else(|| {
+            CliError::new(format!(
+                "--binary: {b:?}; expected ENGINE=PATH, e.g. rocksdb=/usr/bin/db_bench"
+            ))
+        })?;
+        plan.engine.entry(name.to_string()).or_default().binary = Some(path.to_string());
+    }
     let cells = matrix::expand(&plan);
-    let engines: Vec<Engine> = plan
+    let mut engines: Vec<Engine> = plan
         .engines
         .iter()
         .map(|n| Engine::resolve(&plan, n, &lsmlab_bin))
         .collect::<CliResult<_>>()?;
+    for n in plan.optional_engines.clone() {
+        match Engine::resolve(&plan, &n, &lsmlab_bin) {
+            Ok(e) => {
+                engines.push(e);
+                plan.engines.push(n);
+            }
+            Err(e) => eprintln!("optional {e}: the study runs without it"),
+        }
+    }
+    if engines.is_empty() {
+        return Err(CliError::new(
+            "engines: none of the plan's engines can run here",
+        ));
+    }
     for e in &engines {
         e.check(&plan, &cells)?;
     }

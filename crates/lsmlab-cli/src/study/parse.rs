@@ -20,6 +20,8 @@ pub struct Histogram {
     pub max: f64,
     /// Smallest sample.
     pub min: f64,
+    /// The median the tool printed (a check on the bucket interpolation).
+    pub median: f64,
     /// (lower bound, upper bound, samples) of each printed bucket.
     pub buckets: Vec<(f64, f64, u64)>,
 }
@@ -218,6 +220,7 @@ pub fn parse(text: &str) -> Output {
             if line.starts_with("Min:") {
                 h.min = field(line, "Min:").unwrap_or(0.0);
                 h.max = field(line, "Max:").unwrap_or(0.0);
+                h.median = field(line, "Median:").unwrap_or(f64::NAN);
                 continue;
             }
             if line.starts_with("Percentiles:") || line.starts_with("----") {
@@ -286,6 +289,7 @@ mod tests {
             count: 100,
             average: 0.0,
             min: 0.0,
+            median: 10.0,
             max: 20.0,
             buckets: vec![(0.0, 10.0, 50), (10.0, 20.0, 50)],
         };

@@ -22,6 +22,10 @@ pub struct Plan {
     /// Engines every cell runs on, by name: `lsmlab`, `rocksdb`, `leveldb` or one of `[engine.X]`.
     #[serde(default = "default_engines")]
     pub engines: Vec<String>,
+    /// Engines that run when they can be found and are skipped, with a note, when not (e.g.
+    /// `rocksdb` on a machine without db_bench).
+    #[serde(default)]
+    pub optional_engines: Vec<String>,
     /// Engine settings by name (binary, kind).
     #[serde(default)]
     pub engine: BTreeMap<String, EngineSpec>,
@@ -229,7 +233,7 @@ impl Plan {
     }
 
     fn check(&self) -> CliResult<()> {
-        if self.engines.is_empty() {
+        if self.engines.is_empty() && self.optional_engines.is_empty() {
             return Err(CliError::new(
                 "engines: empty; name at least one, e.g. [\"lsmlab\"]",
             ));

@@ -1,1 +1,325 @@
-//! Plots of a study (filled in by the next step).
+//! Plots (plotters): bars and lines of a metric with 95 % CI error bars, and series over time.
+//! Each is drawn twice, as SVG (inlined in report.html) and as PNG (text rendered with the
+//! bundled font, so a machine without fonts still labels its axes).
+
+use crate::error::{CliError, CliResult};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// The font every plot uses, compiled in.
+static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+const FAMILY: &str = "sans-serif";
+
+fn register_font() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // A font that fails to load leaves plotters without text; the plot is still drawn.
+        let _ = plotters::style::register_font(FAMILY, FontStyle::Normal, FONT);
+    });
+}
+
+/// One point: x, mean, and the CI (NaN when there is none).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    /// Position on x (a category's index for bars).
+    pub x: f64,
+    /// Mean (or the value, for time series).
+    pub y: f64,
+    /// CI low.
+    pub lo: f64,
+    /// CI high.
+    pub hi: f64,
+}
+
+/// One series (a bar colour or a line).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// Points, sorted by x.
+    pub points: Vec<Point>,
+}
+
+/// What to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// Caption.
+    pub title: String,
+    /// x axis label.
+    pub x_label: String,
+    /// y axis label.
+    pub y_label: String,
+    /// Category names for a bar chart (x = index), none for a line chart.
+    pub categories: Option<Vec<String>>,
+    /// The data.
+    pub series: Vec<Series>,
+    /// Plot log10(x) with the original values as labels.
+    pub log_x: bool,
+    /// A vertical mark and its text (e.g. the crossover).
+    pub mark: Option<(f64, String)>,
+}
+
+fn color(i: usize) -> RGBColor {
+    // Colour-blind-safe (Okabe–Ito).
+    const C: [RGBColor; 7] = [
+        RGBColor(0, 114, 178),
+        RGBColor(230, 159, 0),
+        RGBColor(0, 158, 115),
+        RGBColor(204, 121, 167),
+        RGBColor(86, 180, 233),
+        RGBColor(213, 94, 0),
+        RGBColor(0, 0, 0),
+    ];
+    C[i % C.len()]
+}
+
+fn fmt_num(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.0}k", v / 1e3)
+    } else if a >= 100.0 || v == v.trunc() {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &Chart) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let tx = |x: f64| if c.log_x && x > 0.0 { x.log10() } else { x };
+    let pts = c.series.iter().flat_map(|s| s.points.iter());
+    let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
+    let mut y1: f64 = 0.0;
+    let mut y0: f64 = 0.0;
+    for p in pts {
+        x0 = x0.min(tx(p.x));
+        x1 = x1.max(tx(p.x));
+        for v in [p.y, p.hi, p.lo] {
+            if v.is_finite() {
+                y1 = y1.max(v);
+                y0 = y0.min(v);
+            }
+        }
+    }
+    if !x0.is_finite() {
+        (x0, x1) = (0.0, 1.0);
+    }
+    if c.categories.is_some() {
+        (x0, x1) = (-0.5, x1 + 0.5);
+    } else if x1 <= x0 {
+        (x0, x1) = (x0 - 1.0, x1 + 1.0);
+    } else {
+        let pad = (x1 - x0) * 0.04;
+        (x0, x1) = (x0 - pad, x1 + pad);
+    }
+    if y1 <= y0 {
+        y1 = y0 + 1.0;
+    }
+    let y1 = y1 * 1.12;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&c.title, (FAMILY, 20))
+        .margin(12)
+        .x_label_area_size(48)
+        .y_label_area_size(72)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(e)?;
+    let cats = c.categories.clone();
+    let log_x = c.log_x;
+    let xfmt = move |x: &f64| match &cats {
+        Some(names) => {
+            let i = x.round();
+            if (x - i).abs() < 1e-6 && i >= 0.0 {
+                names.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        }
+        None if log_x => fmt_num(10f64.powf(*x)),
+        None => fmt_num(*x),
+    };
+    let n_cats = c.categories.as_ref().map(|v| v.len()).unwrap_or(10);
+    let mut mesh = chart.configure_mesh();
+    if c.categories.is_some() {
+        // Vertical grid lines between categories say nothing.
+        mesh.disable_x_mesh();
+    }
+    mesh.x_desc(&c.x_label)
+        .y_desc(&c.y_label)
+        .x_labels(if c.categories.is_some() {
+            n_cats + 1
+        } else {
+            10
+        })
+        .x_label_formatter(&xfmt)
+        .y_label_formatter(&|y| fmt_num(*y))
+        .label_style((FAMILY, 13))
+        .axis_desc_style((FAMILY, 14))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(e)?;
+    let k = c.series.len().max(1) as f64;
+    for (si, s) in c.series.iter().enumerate() {
+        let col = color(si);
+        let legend_col = col;
+        if c.categories.is_some() {
+            let w = 0.8 / k;
+            let bars = s.points.iter().map(|p| {
+                let left = p.x - 0.4 + si as f64 * w;
+                Rectangle::new(
+                    [(left, 0.0), (left + w * 0.92, p.y)],
+                    col.mix(0.85).filled(),
+                )
+            });
+            chart
+                .draw_series(bars)
+                .map_err(e)?
+                .label(&s.name)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 14, y + 5)], legend_col.filled())
+                });
+            let bars = s
+                .points
+                .iter()
+                .filter(|p| p.lo.is_finite() && p.hi.is_finite())
+                .map(|p| {
+                    let mid = p.x - 0.4 + si as f64 * w + w * 0.46;
+                    ErrorBar::new_vertical(mid, p.lo, p.y, p.hi, BLACK.stroke_width(1), 6)
+                });
+            chart.draw_series(bars).map_err(e)?;
+        } else {
+            let line: Vec<(f64, f64)> = s.points.iter().map(|p| (tx(p.x), p.y)).collect();
+            chart
+                .draw_series(LineSeries::new(line.clone(), col.stroke_width(2)))
+                .map_err(e)?
+                .label(&s.name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], legend_col.stroke_width(2))
+                });
+            if line.len() <= 40 {
+                chart
+                    .draw_series(
+                        line.iter()
+                            .map(|&(x, y)| Circle::new((x, y), 3, col.filled())),
+                    )
+                    .map_err(e)?;
+            }
+            let bars = s
+                .points
+                .iter()
+                .filter(|p| p.lo.is_finite() && p.hi.is_finite())
+                .map(|p| ErrorBar::new_vertical(tx(p.x), p.lo, p.y, p.hi, col.stroke_width(1), 8));
+            chart.draw_series(bars).map_err(e)?;
+        }
+    }
+    if let Some((x, text)) = &c.mark {
+        let x = tx(*x);
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(x, y0), (x, y1 * 0.95)],
+                RED.stroke_width(2),
+            )))
+            .map_err(e)?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                text.clone(),
+                (x, y1 * 0.97),
+                (FAMILY, 13).into_font().color(&RED),
+            )))
+            .map_err(e)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font((FAMILY, 13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+        .map_err(e)?;
+    root.present().map_err(e)?;
+    Ok(())
+}
+
+/// Size of every plot, pixels.
+pub const SIZE: (u32, u32) = (900, 460);
+
+/// The chart as an SVG document.
+pub fn svg(c: &Chart) -> CliResult<String> {
+    register_font();
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+        draw(root, c).map_err(|e| CliError::new(format!("plot {:?}: {e}", c.title)))?;
+    }
+    Ok(out)
+}
+
+/// The chart as a PNG file.
+pub fn png(c: &Chart, path: &std::path::Path) -> CliResult<()> {
+    register_font();
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    draw(root, c).map_err(|e| CliError::new(format!("plot {}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(categories: bool) -> Chart {
+        let p = |x: f64, y: f64| Point {
+            x,
+            y,
+            lo: y * 0.9,
+            hi: y * 1.1,
+        };
+        Chart {
+            title: "Reads".into(),
+            x_label: "bloom_bits".into(),
+            y_label: "ops/s".into(),
+            categories: categories.then(|| vec!["0".into(), "10".into()]),
+            series: vec![
+                Series {
+                    name: "lsmlab".into(),
+                    points: vec![p(0.0, 100.0), p(1.0, 150.0)],
+                },
+                Series {
+                    name: "rocksdb".into(),
+                    points: vec![p(0.0, 120.0), p(1.0, 110.0)],
+                },
+            ],
+            log_x: false,
+            mark: Some((0.5, "cross".into())),
+        }
+    }
+
+    #[test]
+    fn svg_has_the_labels_and_no_external_reference() {
+        for cats in [true, false] {
+            let s = svg(&chart(cats)).unwrap();
+            assert!(s.starts_with("<svg"), "{}", &s[..40]);
+            for text in ["Reads", "bloom_bits", "lsmlab", "rocksdb", "cross"] {
+                assert!(s.contains(text), "{text}");
+            }
+            assert!(!s.contains("href"));
+        }
+    }
+
+    #[test]
+    fn png_is_written_and_empty_charts_do_not_fail() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.png");
+        png(&chart(true), &p).unwrap();
+        assert!(std::fs::read(&p).unwrap().starts_with(b"\x89PNG"));
+        let mut empty = chart(false);
+        empty.series.clear();
+        empty.log_x = true;
+        svg(&empty).unwrap();
+    }
+}

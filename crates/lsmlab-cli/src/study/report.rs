@@ -1,10 +1,15 @@
-//! The report of a results directory: report.md and a self-contained report.html.
+//! The report of a results directory: `report.md` and a self-contained `report.html` (inline SVG,
+//! inline CSS, no JavaScript, no network), plus `plots/*.svg|png`. Built only from the files of
+//! the directory, so `lsmlab report DIR` redraws it anywhere.
 
-use super::analysis::{CompareRow, SummaryRow};
+use super::analysis::{CompareRow, SummaryRow, NOISY_CV};
 use super::environment::Environment;
+use super::figures::{self, Panel};
+use super::plots::{self, Chart};
 use super::results::RunRecord;
 use super::Expanded;
 use crate::error::{CliError, CliResult};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// What the report is made from.
@@ -23,13 +28,580 @@ pub struct Input<'a> {
     pub compare: &'a [CompareRow],
 }
 
-/// Writes report.md and report.html; returns report.html's path.
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A number with about four significant digits.
+pub fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return "–".into();
+    }
+    let a = v.abs();
+    if a >= 1000.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 0.1 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+fn ci(lo: f64, hi: f64) -> String {
+    if lo.is_finite() && hi.is_finite() {
+        format!("[{}, {}]", num(lo), num(hi))
+    } else {
+        "– (one run)".into()
+    }
+}
+
+/// A drawn figure: its file stem and panels or charts.
+struct Drawn {
+    stem: String,
+    chart: Chart,
+    svg: String,
+    panel: Option<Panel>,
+}
+
+fn slug(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    while out.contains("--") {
+        out = out.replace("--", "-");
+    }
+    out.trim_matches('-').chars().take(60).collect()
+}
+
+/// Findings computed from the data.
+fn findings(input: &Input, drawn: &[Drawn]) -> Vec<String> {
+    let mut out = Vec::new();
+    // Only results the CIs separate are listed; the rest are counted (compare.csv has them all).
+    let (mut unclear_best, mut unclear_ratio) = (0, 0);
+    // Crossovers ("golden cross") first: they answer the seeds' questions directly.
+    for d in drawn {
+        if let Some((_, text)) = &d.chart.mark {
+            out.push(format!("{}: {text}", d.chart.title));
+        }
+    }
+    let cells = &input.expanded.cells;
+    // Findings are about the metrics the plan plots (its tables are read, not summarized).
+    let mut metrics: Vec<String> = Vec::new();
+    for d in drawn.iter().filter(|d| !d.svg.is_empty()) {
+        if let Some(p) = &d.panel {
+            if !metrics.contains(&p.metric) {
+                metrics.push(p.metric.clone());
+            }
+        }
+    }
+    // Best setting per metric and engine.
+    if !input.expanded.axes.is_empty() {
+        for m in &metrics {
+            for e in &input.expanded.engines {
+                let rows: Vec<&SummaryRow> = input
+                    .summary
+                    .iter()
+                    .filter(|r| &r.metric == m && r.engine == e.name)
+                    .collect();
+                let best = if figures::higher_is_better(m) {
+                    rows.iter()
+                        .max_by(|a, b| a.stats.mean.total_cmp(&b.stats.mean))
+                } else {
+                    rows.iter()
+                        .min_by(|a, b| a.stats.mean.total_cmp(&b.stats.mean))
+                };
+                if let (Some(b), true) = (best, rows.len() > 1) {
+                    let label = cells.get(b.cell).map(|c| c.label()).unwrap_or_default();
+                    // Does its CI separate it from the runner-up?
+                    let runner_up = rows.iter().filter(|r| r.cell != b.cell).max_by(|x, y| {
+                        if figures::higher_is_better(m) {
+                            x.stats.mean.total_cmp(&y.stats.mean)
+                        } else {
+                            y.stats.mean.total_cmp(&x.stats.mean)
+                        }
+                    });
+                    let clear = runner_up.is_some_and(|r| {
+                        if figures::higher_is_better(m) {
+                            b.stats.ci_lo > r.stats.ci_hi
+                        } else {
+                            b.stats.ci_hi < r.stats.ci_lo
+                        }
+                    });
+                    if !clear {
+                        unclear_best += 1;
+                        continue;
+                    }
+                    out.push(format!(
+                        "Best {m} on {}: {label} ({} {}), its CI clear of the runner-up",
+                        e.name,
+                        num(b.stats.mean),
+                        ci(b.stats.ci_lo, b.stats.ci_hi),
+                    ));
+                }
+            }
+        }
+    }
+    // Engine ratios.
+    for r in input
+        .compare
+        .iter()
+        .filter(|r| r.kind == "engine" && metrics.contains(&r.metric))
+    {
+        if !(r.ratio.ci_lo > 1.0 || r.ratio.ci_hi < 1.0) {
+            unclear_ratio += 1;
+            continue;
+        }
+        let sig = "";
+        out.push(format!(
+            "{} / {} on {} ({}): {}× {} p={}{}{}",
+            r.a,
+            r.b,
+            r.metric,
+            r.context,
+            num(r.ratio.ratio),
+            ci(r.ratio.ci_lo, r.ratio.ci_hi),
+            num(r.ratio.p),
+            sig,
+            if r.flags.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", r.flags.join(", "))
+            }
+        ));
+    }
+    // Variant ratios: each axis value against the axis's first, per engine.
+    for r in input
+        .compare
+        .iter()
+        .filter(|r| r.kind == "variant" && metrics.contains(&r.metric))
+    {
+        if !(r.ratio.ci_lo > 1.0 || r.ratio.ci_hi < 1.0) {
+            unclear_ratio += 1;
+            continue;
+        }
+        let sig = "";
+        let rest = cells
+            .iter()
+            .find(|c| c.id() == r.a)
+            .map(|c| {
+                let axis = r.axis.split(':').next().unwrap_or("");
+                c.values
+                    .iter()
+                    .filter(|(k, _)| k != axis)
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        out.push(format!(
+            "{} on {}{}, {}: {}× {} p={}{}{}",
+            r.axis,
+            r.context,
+            if rest.is_empty() {
+                String::new()
+            } else {
+                format!(" ({rest})")
+            },
+            r.metric,
+            num(r.ratio.ratio),
+            ci(r.ratio.ci_lo, r.ratio.ci_hi),
+            num(r.ratio.p),
+            sig,
+            if r.flags.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", r.flags.join(", "))
+            }
+        ));
+    }
+    let total = input
+        .compare
+        .iter()
+        .filter(|r| metrics.contains(&r.metric))
+        .count();
+    if unclear_best + unclear_ratio > 0 {
+        out.push(format!(
+            "Not separated by their 95 % CIs (so not listed): {unclear_best} best-setting questions and {unclear_ratio} ratios; every ratio is in compare.csv. Of {total} ratios tested, about {:.0} would pass at p < 0.05 by chance alone",
+            total as f64 * 0.05
+        ));
+    }
+    let noisy = input
+        .summary
+        .iter()
+        .filter(|r| r.stats.cv >= NOISY_CV && metrics.contains(&r.metric))
+        .count();
+    let outliers: usize = input
+        .summary
+        .iter()
+        .filter(|r| metrics.contains(&r.metric))
+        .map(|r| r.outlier_runs.len())
+        .sum();
+    if noisy > 0 || outliers > 0 {
+        out.push(format!(
+            "{noisy} of the figures' cells have CV ≥ {:.0} % and {outliers} runs are flagged as outliers (kept in every number)",
+            NOISY_CV * 100.0
+        ));
+    }
+    out
+}
+
+fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
+    let plots_dir = input.dir.join("plots");
+    std::fs::create_dir_all(&plots_dir)
+        .map_err(|e| CliError::new(format!("{}: {e}", plots_dir.display())))?;
+    let plan = &input.expanded.plan;
+    let mut drawn = Vec::new();
+    for (fi, f) in plan.figure.iter().enumerate() {
+        let mut items: Vec<(Chart, Option<Panel>)> = Vec::new();
+        match f.kind.as_str() {
+            "timeseries" => {
+                let ids: Vec<(String, String)> = input
+                    .records
+                    .iter()
+                    .filter(|r| r.rep == 0)
+                    .map(|r| {
+                        let label = input
+                            .expanded
+                            .cells
+                            .get(r.cell)
+                            .map(|c| c.label())
+                            .unwrap_or_default();
+                        (r.id.clone(), format!("{} {label}", r.engine))
+                    })
+                    .collect();
+                items.extend(
+                    figures::timeseries(f, input.dir, &ids)
+                        .into_iter()
+                        .map(|c| (c, None)),
+                );
+            }
+            "table" => {
+                for p in figures::panels(
+                    f,
+                    input.summary,
+                    &input.expanded.cells,
+                    &input.expanded.axes,
+                ) {
+                    items.push((p.chart.clone(), Some(p)));
+                }
+            }
+            _ => {
+                for mut p in figures::panels(
+                    f,
+                    input.summary,
+                    &input.expanded.cells,
+                    &input.expanded.axes,
+                ) {
+                    if f.crossover && p.chart.series.len() >= 2 {
+                        let (a, b) = (&p.chart.series[0], &p.chart.series[1]);
+                        if let Some((x, a_above)) = figures::crossover(b, a) {
+                            let label = p
+                                .chart
+                                .categories
+                                .as_ref()
+                                .and_then(|c| c.get(x as usize).cloned())
+                                .unwrap_or_else(|| num(x));
+                            let winner = if a_above { &b.name } else { &a.name };
+                            p.chart.mark =
+                                Some((x, format!("from {label}: {winner} ahead (CIs apart)")));
+                        } else {
+                            p.chart.mark = None;
+                        }
+                    }
+                    items.push((p.chart.clone(), Some(p)));
+                }
+            }
+        }
+        for (pi, (chart, panel)) in items.into_iter().enumerate() {
+            let stem = format!("{:02}-{}-{pi}", fi + 1, slug(&f.title));
+            let (svg, is_table) = (String::new(), f.kind == "table");
+            let svg = if is_table {
+                svg
+            } else {
+                let s = plots::svg(&chart)?;
+                std::fs::write(plots_dir.join(format!("{stem}.svg")), &s)
+                    .map_err(|e| CliError::new(format!("plots: {e}")))?;
+                plots::png(&chart, &plots_dir.join(format!("{stem}.png")))?;
+                s
+            };
+            drawn.push(Drawn {
+                stem,
+                chart,
+                svg,
+                panel,
+            });
+        }
+    }
+    Ok(drawn)
+}
+
+fn table_rows(p: &Panel) -> Vec<[String; 7]> {
+    p.table
+        .iter()
+        .map(|t| {
+            let d = &t.row.stats;
+            let mut flags = Vec::new();
+            if d.cv >= NOISY_CV {
+                flags.push("noisy".to_string());
+            }
+            if !t.row.outlier_runs.is_empty() {
+                flags.push(format!("outliers: {}", t.row.outlier_runs.join(" ")));
+            }
+            [
+                t.x.clone(),
+                t.series.clone(),
+                d.n.to_string(),
+                num(d.mean),
+                ci(d.ci_lo, d.ci_hi),
+                if d.cv.is_finite() {
+                    format!("{:.1} %", d.cv * 100.0)
+                } else {
+                    "–".into()
+                },
+                flags.join("; "),
+            ]
+        })
+        .collect()
+}
+
+const CSS: &str = "body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}
+th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}svg{max-width:100%;height:auto}
+.q{font-size:1.15em;background:#f6f8fa;border-left:4px solid #0072b2;padding:.5em 1em}.small{color:#666;font-size:.85em}";
+
+/// Writes report.md, report.html and the plots; returns report.html's path.
 pub fn write_all(input: &Input) -> CliResult<PathBuf> {
-    let md = format!("# {}\n", input.expanded.title);
-    let path = input.dir.join("report.md");
-    std::fs::write(&path, md).map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
-    let html = input.dir.join("report.html");
-    std::fs::write(&html, "<!doctype html><title>report</title>")
-        .map_err(|e| CliError::new(format!("{}: {e}", html.display())))?;
-    Ok(html)
+    let drawn = draw_all(input)?;
+    let found = findings(input, &drawn);
+    let x = input.expanded;
+    let plan = &x.plan;
+    let env = input.env;
+    let ok = input.records.iter().filter(|r| r.status == "ok").count();
+    let failed: Vec<&RunRecord> = input.records.iter().filter(|r| r.status != "ok").collect();
+    let versions: Vec<String> = x
+        .engines
+        .iter()
+        .map(|e| {
+            let printed = input
+                .records
+                .iter()
+                .find(|r| r.engine == e.name && !r.engine_version.is_empty())
+                .map(|r| r.engine_version.clone());
+            format!(
+                "{}: {} ({})",
+                e.name,
+                printed
+                    .or_else(|| env.engines.get(&e.name).cloned())
+                    .unwrap_or_default(),
+                e.binary
+            )
+        })
+        .collect();
+    let flags: Vec<String> = plan
+        .flags
+        .iter()
+        .map(|(k, v)| format!("--{k}={}", super::plan::value_text(v)))
+        .collect();
+    let setup: Vec<(String, String)> = vec![
+        (
+            "scale".into(),
+            x.scale.clone().unwrap_or_else(|| "(none)".into()),
+        ),
+        ("repetitions".into(), x.repetitions.to_string()),
+        (
+            "runs".into(),
+            format!("{ok} finished, {} failed", failed.len()),
+        ),
+        (
+            "order".into(),
+            format!("shuffled within each repetition, seed {}", x.seed),
+        ),
+        ("engines".into(), versions.join("; ")),
+        (
+            "matrix".into(),
+            if x.axes.is_empty() {
+                "(none)".into()
+            } else {
+                plan.matrix
+                    .iter()
+                    .map(|(k, v)| format!("{k} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            },
+        ),
+        (
+            "steps".into(),
+            plan.steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| super::runner::step_label(s, i))
+                .collect::<Vec<_>>()
+                .join(" → "),
+        ),
+        ("flags".into(), flags.join(" ")),
+    ];
+    let machine: Vec<(String, String)> = vec![
+        ("host".into(), env.hostname.clone()),
+        (
+            "CPU".into(),
+            format!("{} ({} logical cores)", env.cpu_model, env.cores),
+        ),
+        (
+            "memory".into(),
+            format!("{:.1} GiB", env.memory_bytes as f64 / (1u64 << 30) as f64),
+        ),
+        ("kernel".into(), env.kernel.clone()),
+        (
+            "governor".into(),
+            if env.governor.is_empty() {
+                "(not exposed)".into()
+            } else {
+                env.governor.clone()
+            },
+        ),
+        ("DB file system".into(), env.db_filesystem.clone()),
+        (
+            "lsmlab".into(),
+            format!(
+                "{} (git {})",
+                env.lsmlab_version,
+                if env.git_commit.is_empty() {
+                    "unknown"
+                } else {
+                    &env.git_commit
+                }
+            ),
+        ),
+    ];
+    let head = ["x", "series", "n", "mean", "95 % CI", "CV", "flags"];
+
+    // Markdown.
+    let mut md = String::new();
+    let _ = writeln!(md, "# {}\n", plan.title);
+    if !plan.question.is_empty() {
+        let _ = writeln!(md, "> {}\n", plan.question);
+    }
+    let _ = writeln!(md, "## Findings\n");
+    for f in &found {
+        let _ = writeln!(md, "- {f}");
+    }
+    let _ = writeln!(md, "\n## Setup\n\n| | |\n|---|---|");
+    for (k, v) in setup.iter().chain(machine.iter()) {
+        let _ = writeln!(md, "| {k} | {} |", v.replace('|', "\\|"));
+    }
+    for d in &drawn {
+        let _ = writeln!(md, "\n## {}\n", d.chart.title);
+        if !d.svg.is_empty() {
+            let _ = writeln!(md, "![{}](plots/{}.svg)\n", d.chart.title, d.stem);
+        }
+        if let Some(p) = &d.panel {
+            let _ = writeln!(
+                md,
+                "`{}`\n\n| {} |\n|{}",
+                p.metric,
+                head.join(" | "),
+                "---|".repeat(head.len())
+            );
+            for r in table_rows(p) {
+                let _ = writeln!(md, "| {} |", r.join(" | "));
+            }
+        }
+    }
+    if !failed.is_empty() {
+        let _ = writeln!(md, "\n## Failed runs\n");
+        for r in &failed {
+            let _ = writeln!(md, "- {}: {}", r.id, r.error);
+        }
+    }
+    let _ = writeln!(md, "\nAll numbers: `runs.csv` (one row per run and metric), `summary.csv`, `compare.csv`. Regenerate with `lsmlab report {}`.", input.dir.display());
+    let md_path = input.dir.join("report.md");
+    std::fs::write(&md_path, md)
+        .map_err(|e| CliError::new(format!("{}: {e}", md_path.display())))?;
+
+    // HTML.
+    let mut h = String::new();
+    let _ = write!(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<h1>{}</h1>\n", esc(&plan.title), esc(&plan.title));
+    if !plan.question.is_empty() {
+        let _ = writeln!(h, "<p class=\"q\">{}</p>", esc(&plan.question));
+    }
+    let _ = writeln!(h, "<h2>Findings</h2>\n<ul>");
+    for f in &found {
+        let _ = writeln!(h, "<li>{}</li>", esc(f));
+    }
+    let _ = writeln!(h, "</ul>\n<h2>Setup and environment</h2>\n<table>");
+    for (k, v) in setup.iter().chain(machine.iter()) {
+        let _ = writeln!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
+    }
+    let _ = writeln!(h, "</table>");
+    for d in &drawn {
+        let _ = writeln!(h, "<h2>{}</h2>", esc(&d.chart.title));
+        if !d.svg.is_empty() {
+            let svg = d.svg.trim_start_matches(|c| c != '<');
+            let svg = if svg.starts_with("<?xml") {
+                svg.split_once("?>").map(|x| x.1).unwrap_or(svg)
+            } else {
+                svg
+            };
+            // Inline SVG in HTML needs no namespace; dropping it leaves no URL in the file.
+            let svg = svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "");
+            let _ = writeln!(h, "<figure>{svg}</figure>");
+        }
+        if let Some(p) = &d.panel {
+            let _ = writeln!(h, "<p class=\"small\">metric <code>{}</code>; mean of the runs with the 95 % CI of Student's t</p>\n<table>\n<tr>{}</tr>", esc(&p.metric), head.iter().map(|c| format!("<th>{}</th>", esc(c))).collect::<String>());
+            for r in table_rows(p) {
+                let cells: String = r
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        if (2..6).contains(&i) {
+                            format!("<td class=\"n\">{}</td>", esc(c))
+                        } else {
+                            format!("<td>{}</td>", esc(c))
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(h, "<tr>{cells}</tr>");
+            }
+            let _ = writeln!(h, "</table>");
+        }
+    }
+    if !failed.is_empty() {
+        let _ = writeln!(h, "<h2>Failed runs</h2>\n<ul>");
+        for r in &failed {
+            let _ = writeln!(h, "<li>{}: {}</li>", esc(&r.id), esc(&r.error));
+        }
+        let _ = writeln!(h, "</ul>");
+    }
+    let _ = writeln!(h, "<p class=\"small\">All numbers: runs.csv (one row per run and metric), summary.csv, compare.csv in {}. Regenerate with <code>lsmlab report DIR</code>.</p>\n</body>\n</html>", esc(&input.dir.display().to_string()));
+    let html_path = input.dir.join("report.html");
+    std::fs::write(&html_path, h)
+        .map_err(|e| CliError::new(format!("{}: {e}", html_path.display())))?;
+    Ok(html_path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_and_numbers() {
+        assert_eq!(esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(num(123456.7), "123457");
+        assert_eq!(num(12.34), "12.3");
+        assert_eq!(num(0.01234), "0.0123");
+        assert_eq!(num(f64::NAN), "–");
+        assert_eq!(slug("Reads: ops/s (bloom)"), "reads-ops-s-bloom");
+    }
 }
