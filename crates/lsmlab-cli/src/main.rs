@@ -1,7 +1,19 @@
 //! The `lsmlab` binary: parses nothing itself, hands the arguments to the library.
+//!
+//! Invoked through a link named `db_bench`, it is `lsmlab bench`, so that scripts which run
+//! `./db_bench` (RocksDB's `tools/benchmark.sh`) need no wrapper.
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args = std::env::args();
+    let program = args.next().unwrap_or_default();
+    let mut args: Vec<String> = args.collect();
+    let name = std::path::Path::new(&program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if name == "db_bench" {
+        args.insert(0, "bench".to_string());
+    }
     if let Err(e) = lsmlab_cli::run(&args) {
         eprintln!("lsmlab: {e}");
         std::process::exit(1);

@@ -19,7 +19,7 @@ fn bad_input_gives_one_line_and_status_1() {
     for (args, expected) in [
         (&["bench", "--valu_size=5"][..], "lsmlab: unknown flag --valu_size; did you mean --value_size?\n"),
         (&["bench", "--threads=-2"][..], "lsmlab: --threads: invalid value \"-2\": expected a non-negative integer\n"),
-        (&["bench", "--duration=10"][..], "lsmlab: --duration: a db_bench flag lsmlab does not support yet; remove it (see `lsmlab bench --help`)\n"),
+        (&["bench", "--use_direct_reads=1"][..], "lsmlab: --use_direct_reads: a db_bench flag lsmlab does not support yet; remove it (see `lsmlab bench --help`)\n"),
         (&["ycsb", "run", "-P", "workloada", "-p", "scanlengthdistribution=normal", "--db=/tmp/x"][..], "lsmlab: property scanlengthdistribution: invalid value \"normal\": allowed uniform, zipfian\n"),
         (&["ycsb"][..], "lsmlab: ycsb: expected load or run (usage: lsmlab ycsb load|run -P FILE [-p key=value]... --db=DIR; see lsmlab ycsb --help)\n"),
         (&["bench", "--db="][..], "lsmlab: --db: empty; give a directory, or leave --db out for db_bench's default under /tmp\n"),

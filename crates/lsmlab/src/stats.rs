@@ -124,6 +124,16 @@ named_enum!(
         FilterBlocksBuilt => "lsmlab.filter.blocks.built",
         /// Microseconds spent building filter blocks.
         FilterBuildMicros => "lsmlab.filter.build.micros",
+        /// Writes delayed because level 0 reached `level0_slowdown_writes_trigger` files.
+        StallL0Slowdowns => "lsmlab.stall.l0.slowdown.count",
+        /// Writes stopped because level 0 reached `level0_stop_writes_trigger` files.
+        StallL0Stops => "lsmlab.stall.l0.stop.count",
+        /// Writes stopped because `max_write_buffer_number` memtables were full.
+        StallMemtableStops => "lsmlab.stall.memtable.stop.count",
+        /// Writes delayed because pending compaction bytes passed the soft limit.
+        StallPendingSlowdowns => "lsmlab.stall.pending.slowdown.count",
+        /// Writes stopped because pending compaction bytes passed the hard limit.
+        StallPendingStops => "lsmlab.stall.pending.stop.count",
     }
 );
 

@@ -5,6 +5,7 @@
 //! A db_bench flag lsmlab does not implement yet is refused by name; an unknown flag gets the
 //! closest known name.
 
+use super::compat;
 use crate::error::{CliError, CliResult};
 use crate::suggest::closest;
 use lsmlab::filter::{FilterKind, FilterOptions};
@@ -128,7 +129,8 @@ macro_rules! flags {
 
 flags! {
     /// Comma-separated benchmarks, run in order: fillseq, fillrandom, overwrite, readrandom,
-    /// readseq, readreverse, readwhilewriting, readrandomwriterandom, seekrandom, deleterandom,
+    /// readseq, readreverse, readwhilewriting, readrandomwriterandom, seekrandom,
+    /// seekrandomwhilewriting, deleterandom,
     /// readmissing, flush, compact, waitforcompaction, stats, levelstats, sstables.
     benchmarks: String = "fillseq,fillrandom,overwrite,readrandom,seekrandom,readseq,readreverse,readwhilewriting,readrandomwriterandom".to_string();
     /// Number of key/values to place in the database.
@@ -229,6 +231,36 @@ flags! {
     blob_garbage_collection_age_cutoff: f64 = 0.25;
     /// Garbage fraction of those oldest blob files that forces compactions (1.0: never).
     blob_garbage_collection_force_threshold: f64 = 1.0;
+    /// Seconds each benchmark runs; 0 means it runs its operation count (`--num`, `--reads`,
+    /// `--writes`) instead. With a duration the count no longer limits it.
+    duration: u64 = 0;
+    /// Seconds between rows of `--report_file` (`secs_elapsed,interval_qps`); 0: no report.
+    report_interval_seconds: u64 = 0;
+    /// The per-interval throughput file of `--report_interval_seconds`, rewritten by each
+    /// benchmark.
+    report_file: String = "report.csv".to_string();
+    /// Seconds between progress lines on stdout (ops and ops/second, interval and total);
+    /// 0: none.
+    stats_interval_seconds: u64 = 0;
+    /// With `--stats_interval_seconds`: above 0, print `rocksdb.stats` after each line.
+    stats_per_interval: i32 = 0;
+    /// Directory of the write-ahead logs (default: the database directory).
+    wal_dir: String = String::new();
+    /// Bytes per second the benchmark's writes are held to, over all writing threads
+    /// (0: unlimited). readwhilewriting's writer is held to it too.
+    benchmark_write_rate_limit: u64 = 0;
+    /// seekrandom: position with SeekForPrev and step with Prev instead of Seek and Next.
+    reverse_iterator: bool = false;
+    /// Levels below this one are written uncompressed; -1: every level uses
+    /// --compression_type (a flush writes level 0).
+    min_level_to_compress: i32 = -1;
+    /// 0: leveled compaction, the only style lsmlab implements (universal 1 and FIFO 2 are
+    /// refused).
+    compaction_style: i32 = 0;
+    /// Size the levels from the last one up (RocksDB's dynamic level bytes): the last level
+    /// holds most data, each level above it a multiplier less, and levels that would be
+    /// smaller than --max_bytes_for_level_base stay empty.
+    level_compaction_dynamic_level_bytes: bool = false;
     /// lsmlab: seed 003's engines: leveldb (leveled, values in tables), wisckey (leveled, every
     /// value in blob files), fslsm (blob files, float-up and stretch). Sets --enable_blob_files
     /// and --min_blob_size=0 for wisckey and fslsm, overriding those flags. Empty: leveled,
@@ -259,59 +291,39 @@ flags! {
 
 /// db_bench flags lsmlab knows but does not implement yet: refused by name, never ignored.
 pub const REFUSED: &[&str] = &[
-    "duration",
     "numdistinct",
     "use_direct_reads",
     "use_direct_io_for_flush_and_compaction",
     "mmap_read",
     "mmap_write",
-    "open_files",
-    "max_background_compactions",
-    "max_background_flushes",
-    "subcompactions",
     "compression_level",
-    "min_level_to_compress",
     "compressed_cache_size",
-    "cache_numshardbits",
     "cache_index_and_filter_blocks",
-    "pin_l0_filter_and_index_blocks_in_cache",
     "partition_index_and_filters",
     "optimize_filters_for_hits",
     "wal_bytes_per_sync",
-    "benchmark_write_rate_limit",
     "benchmark_read_rate_limit",
     "rate_limiter_bytes_per_sec",
     "keys_per_prefix",
     "prefix_size",
     "num_column_families",
-    "compaction_style",
-    "memtablerep",
     "value_size_distribution_type",
     "perf_level",
     "stats_interval",
-    "stats_interval_seconds",
-    "stats_per_interval",
     "stats_dump_period_sec",
     "blob_file_starting_level",
     "use_blob_cache",
     "enable_pipelined_write",
-    "allow_concurrent_memtable_write",
     "min_write_buffer_number_to_merge",
-    "merge_operator",
     "report_file_operations",
-    "report_interval_seconds",
-    "report_file",
     "options_file",
     "use_plain_table",
     "readonly",
-    "verify_checksum",
     "max_num_range_tombstones",
     "use_uint64_comparator",
-    "reverse_iterator",
     "max_scan_distance",
     "key_id_range",
     "read_random_exp_range",
-    "level_compaction_dynamic_level_bytes",
     "max_total_wal_size",
     "soft_pending_compaction_bytes_limit",
     "hard_pending_compaction_bytes_limit",
@@ -330,6 +342,7 @@ pub const BENCHMARKS: &[&str] = &[
     "readwhilewriting",
     "readrandomwriterandom",
     "seekrandom",
+    "seekrandomwhilewriting",
     "deleterandom",
     "readmissing",
     "flush",
@@ -353,7 +366,6 @@ pub const REFUSED_BENCHMARKS: &[&str] = &[
     "multireadrandom",
     "newiterator",
     "newiteratorwhilewriting",
-    "seekrandomwhilewriting",
     "readwhilemerging",
     "readwhilescanning",
     "updaterandom",
@@ -395,6 +407,8 @@ pub enum Parsed {
         flags: Box<BenchFlags>,
         /// Names of the flags the command line set, in order.
         explicit: Vec<String>,
+        /// One line per flag accepted without effect, to print before running.
+        notes: Vec<String>,
     },
     /// `--help` was given.
     Help,
@@ -402,8 +416,21 @@ pub enum Parsed {
 
 /// Parses db_bench-style arguments, then checks the values against each other.
 pub fn parse(args: &[String]) -> CliResult<Parsed> {
+    let args = expand_flagfiles(args, 0)?;
+    let args = &args[..];
+    // As gflags: `--undefok` applies to the whole command line, wherever it stands.
+    let undefok: Vec<String> = args
+        .iter()
+        .filter_map(|a| {
+            a.strip_prefix("--undefok=")
+                .or_else(|| a.strip_prefix("-undefok="))
+        })
+        .flat_map(|l| l.split(',').map(|n| n.trim().to_string()))
+        .filter(|n| !n.is_empty())
+        .collect();
     let mut flags = BenchFlags::default();
     let mut set = Vec::new();
+    let mut notes = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
@@ -450,10 +477,21 @@ pub fn parse(args: &[String]) -> CliResult<Parsed> {
                 continue;
             }
         }
+        if name == "undefok" {
+            continue;
+        }
+        if let Some(f) = compat::find(name) {
+            let raw = value.unwrap_or_else(|| "true".to_string());
+            notes.push(compat::check(f, &raw).map_err(CliError::new)?);
+            continue;
+        }
         if REFUSED.contains(&name) {
             return Err(CliError::new(format!(
                 "--{name}: a db_bench flag lsmlab does not support yet; remove it (see `lsmlab bench --help`)"
             )));
+        }
+        if undefok.iter().any(|n| n == name) {
+            continue;
         }
         let candidates = SUPPORTED.iter().chain(REFUSED.iter()).copied();
         let hint = closest(name, candidates)
@@ -471,7 +509,41 @@ pub fn parse(args: &[String]) -> CliResult<Parsed> {
     Ok(Parsed::Run {
         flags: Box::new(flags),
         explicit: set,
+        notes,
     })
+}
+
+/// gflags nests flag files at most this deep (a file naming itself would recurse forever).
+const MAX_FLAGFILE_DEPTH: usize = 8;
+
+/// Replaces every `--flagfile=PATH` by the flags in PATH: one per line, `#` starts a comment
+/// line, blank lines are skipped (gflags' format).
+fn expand_flagfiles(args: &[String], depth: usize) -> CliResult<Vec<String>> {
+    let mut out = Vec::with_capacity(args.len());
+    for a in args {
+        let Some(path) = a
+            .strip_prefix("--flagfile=")
+            .or_else(|| a.strip_prefix("-flagfile="))
+        else {
+            out.push(a.clone());
+            continue;
+        };
+        if depth >= MAX_FLAGFILE_DEPTH {
+            return Err(CliError::new(format!(
+                "--flagfile={path}: flag files nested deeper than {MAX_FLAGFILE_DEPTH}"
+            )));
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::new(format!("--flagfile={path}: cannot read: {e}")))?;
+        let inner: Vec<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+        out.extend(expand_flagfiles(&inner, depth + 1)?);
+    }
+    Ok(out)
 }
 
 impl BenchFlags {
@@ -585,6 +657,18 @@ impl BenchFlags {
         )?;
         self.blob_compression()?;
         check(
+            self.compaction_style == 0,
+            "compaction_style",
+            self.compaction_style.to_string(),
+            "lsmlab implements leveled compaction (0) only; universal (1) and FIFO (2) are not implemented",
+        )?;
+        check(
+            self.min_level_to_compress >= -1 && self.min_level_to_compress < self.num_levels as i32,
+            "min_level_to_compress",
+            self.min_level_to_compress.to_string(),
+            "must be -1 (every level compressed) or a level below --num_levels",
+        )?;
+        check(
             !(self.sync && self.disable_wal),
             "sync",
             "true".into(),
@@ -607,12 +691,27 @@ impl BenchFlags {
             bytes_per_sync: self.bytes_per_sync,
             max_bytes_for_level_base: self.max_bytes_for_level_base,
             max_bytes_for_level_multiplier: self.max_bytes_for_level_multiplier,
+            level_compaction_dynamic_level_bytes: self.level_compaction_dynamic_level_bytes,
             target_file_size_base: self.target_file_size_base,
             num_levels: self.num_levels,
             max_background_jobs: self.max_background_jobs,
             block_size: self.block_size,
             block_restart_interval: self.block_restart_interval,
             compression: self.compression().unwrap_or_default(),
+            compression_per_level: match usize::try_from(self.min_level_to_compress) {
+                // As db_bench: levels below the minimum uncompressed, the rest as asked.
+                Ok(min) => (0..self.num_levels)
+                    .map(|l| {
+                        if l < min {
+                            Compression::None
+                        } else {
+                            self.compression().unwrap_or_default()
+                        }
+                    })
+                    .collect(),
+                Err(_) => Vec::new(),
+            },
+            wal_dir: (!self.wal_dir.is_empty()).then(|| self.wal_dir.clone().into()),
             block_cache_size: self.cache_size.max(0) as usize,
             filter: FilterOptions {
                 bits_per_key: self.bloom_bits.max(0.0),

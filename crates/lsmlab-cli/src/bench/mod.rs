@@ -1,12 +1,16 @@
 //! `lsmlab bench`: RocksDB's db_bench on the lsmlab engine — the same flags, keys, values, key
 //! orders and output lines, followed by lsmlab's own block of figures after each benchmark.
 
+pub mod budget;
+pub mod compat;
 pub mod flags;
 pub mod header;
 pub mod json;
 pub mod keygen;
 pub mod layout;
 pub mod random;
+pub mod rate_limit;
+pub mod reporter;
 pub mod stats;
 pub mod valuegen;
 pub mod workloads;
@@ -17,11 +21,13 @@ use flags::{BenchFlags, Parsed};
 use json::{BenchmarkRecord, RunRecord};
 use lsmlab::Db;
 use random::Random64;
+use rate_limit::WriteRateLimiter;
+use reporter::ReportSettings;
 use stats::{BenchStats, ThreadStats};
 use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
 use std::time::{SystemTime, UNIX_EPOCH};
 use workloads::{Method, Shared, ThreadState};
 
@@ -32,9 +38,17 @@ pub fn main(args: &[String]) -> CliResult<()> {
             print!("{}", BenchFlags::help());
             Ok(())
         }
-        Parsed::Run { flags, explicit } => {
-            let stdout = std::io::stdout();
-            let mut out = stdout.lock();
+        Parsed::Run {
+            flags,
+            explicit,
+            notes,
+        } => {
+            // On stderr: stdout stays exactly db_bench's, for the parsers that read it.
+            for n in &notes {
+                eprintln!("lsmlab: {n}");
+            }
+            // Not locked for the whole run: the interval reporter prints between the lines.
+            let mut out = std::io::stdout();
             run(&flags, &explicit, &mut out, true).map(|_| ())
         }
     }
@@ -90,6 +104,16 @@ impl Session<'_> {
         self.open()
     }
 
+    fn report_settings(&self) -> ReportSettings {
+        let f = self.flags;
+        ReportSettings {
+            report_interval_seconds: f.report_interval_seconds,
+            report_file: f.report_file.clone(),
+            stats_interval_seconds: f.stats_interval_seconds,
+            stats_per_interval: f.stats_per_interval > 0,
+        }
+    }
+
     fn db(&self) -> CliResult<&Db> {
         self.db
             .as_ref()
@@ -117,15 +141,33 @@ impl Session<'_> {
             num_done: AtomicUsize::new(0),
             num_threads: n,
         };
+        let report = self.report_settings();
+        let report_file = report.open_report_file()?;
+        let ops = Arc::new(AtomicU64::new(0));
+        let stop_reporter = AtomicBool::new(false);
+        // Every thread that writes shares the rate (readwhilewriting: its one writer).
+        let writers = if n > self.flags.threads { 1 } else { n };
         let mut states: Vec<ThreadState> = (0..n)
-            .map(|tid| ThreadState {
-                tid,
-                rand: Random64::new(first_seed.wrapping_add(tid as u64)),
-                stats: ThreadStats::new(progress && tid == n.saturating_sub(1)),
+            .map(|tid| {
+                let mut stats = ThreadStats::new(progress && tid == n.saturating_sub(1));
+                stats.ops_counter = report.active().then(|| ops.clone());
+                ThreadState {
+                    tid,
+                    rand: Random64::new(first_seed.wrapping_add(tid as u64)),
+                    stats,
+                    write_limiter: WriteRateLimiter::new(
+                        self.flags.benchmark_write_rate_limit,
+                        writers,
+                    ),
+                }
             })
             .collect();
         let barrier = Barrier::new(n);
         let results: Vec<CliResult<()>> = std::thread::scope(|scope| {
+            let reporter = report.active().then(|| {
+                let (report, ops, stop) = (&report, &*ops, &stop_reporter);
+                scope.spawn(move || reporter::run(report, report_file, ops, stop, n, db))
+            });
             let handles: Vec<_> = states
                 .iter_mut()
                 .map(|state| {
@@ -140,13 +182,18 @@ impl Session<'_> {
                     })
                 })
                 .collect();
-            handles
+            let results = handles
                 .into_iter()
                 .map(|h| {
                     h.join()
                         .unwrap_or_else(|_| Err(CliError::new("a benchmark thread panicked")))
                 })
-                .collect()
+                .collect();
+            stop_reporter.store(true, Ordering::Release);
+            if let Some(r) = reporter {
+                let _ = r.join();
+            }
+            results
         });
         for r in results {
             r?;
@@ -159,10 +206,20 @@ fn property_text(db: &Db, name: &str) -> String {
     db.property(name).unwrap_or_else(|| "n/a".to_string())
 }
 
-/// The `--statistics` dump: the engine's tickers and histograms, plus lsmlab's filter lines.
+/// The `--statistics` dump: the engine's tickers and histograms (float-ups among them), plus
+/// lsmlab's filter lines and the layout's state: read ratio (per mille), level 0's trigger and
+/// each level's target bytes now.
 pub fn statistics_text(db: &Db) -> String {
     let mut s = db.statistics().to_rocksdb_string();
-    for name in ["lsmlab.filter.bytes", "lsmlab.filter.keys"] {
+    let levels = db.options().num_levels.saturating_sub(1);
+    let mut names = vec![
+        "lsmlab.filter.bytes".to_string(),
+        "lsmlab.filter.keys".to_string(),
+        "lsmlab.read-ratio-permille".to_string(),
+        "lsmlab.level0-compaction-trigger".to_string(),
+    ];
+    names.extend((1..levels).map(|l| format!("lsmlab.max-bytes-for-level{l}")));
+    for name in &names {
         let v = db
             .property_int(name)
             .map(|v| v.to_string())
@@ -249,6 +306,10 @@ pub fn run(
             "readwhilewriting" => {
                 threads += 1;
                 workloads::read_while_writing
+            }
+            "seekrandomwhilewriting" => {
+                threads += 1;
+                workloads::seek_while_writing
             }
             "readrandomwriterandom" => workloads::read_random_write_random,
             "flush" => {

@@ -60,6 +60,8 @@ pub struct ThreadStats {
     pub exclude_from_merge: bool,
     progress: bool,
     next_report: u64,
+    /// Operations of every thread of the benchmark, for the reporter (`--report_interval_seconds`).
+    pub ops_counter: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
 impl ThreadStats {
@@ -90,6 +92,7 @@ impl ThreadStats {
             exclude_from_merge: false,
             progress: progress && std::io::stderr().is_terminal(),
             next_report: 100,
+            ops_counter: None,
         }
     }
 
@@ -112,6 +115,9 @@ impl ThreadStats {
         self.hist.entry(op).or_default().record_nanos(nanos);
         self.last_op_finish = now;
         self.done += n;
+        if let Some(c) = &self.ops_counter {
+            c.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        }
         if self.progress && self.done >= self.next_report {
             self.next_report += match self.next_report {
                 0..=999 => 100,

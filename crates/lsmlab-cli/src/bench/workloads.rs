@@ -1,8 +1,10 @@
 //! The body of each benchmark, run by every thread of it (db_bench's `Benchmark::<Method>`).
 
+use super::budget::OpBudget;
 use super::flags::BenchFlags;
 use super::keygen::{generate_key, KeyGenerator, KeyOrder};
 use super::random::Random64;
+use super::rate_limit::WriteRateLimiter;
 use super::stats::{OpType, ThreadStats};
 use super::valuegen::ValueGenerator;
 use crate::error::{CliError, CliResult};
@@ -33,6 +35,8 @@ pub struct ThreadState {
     pub rand: Random64,
     /// What the thread measured.
     pub stats: ThreadStats,
+    /// `--benchmark_write_rate_limit`, this thread's share.
+    pub write_limiter: Option<WriteRateLimiter>,
 }
 
 /// A benchmark body.
@@ -45,15 +49,17 @@ fn engine(what: &str, e: lsmlab::Error) -> CliError {
 /// db_bench's `DoWrite`: `--writes` puts in batches of `--batch_size` (whole batches only).
 fn do_write(sh: &Shared<'_>, t: &mut ThreadState, order: KeyOrder) -> CliResult<()> {
     let f = sh.flags;
-    let num_ops = f.writes_per_thread();
+    let mut budget = OpBudget::new(f.writes_per_thread(), f.duration);
     let mut keys = KeyGenerator::new(order, f.num);
     let mut values = ValueGenerator::new(f.compression_ratio, f.value_size);
     let mut key = Vec::with_capacity(sh.key_size);
-    let mut written = 0;
     let mut bytes = 0;
     // As db_bench's `Duration::Done(batch)`: only whole batches, while they fit in the count.
     let n = f.batch_size as u64;
-    while written + n <= num_ops {
+    while budget.take(n) {
+        if let Some(l) = t.write_limiter.as_mut() {
+            l.request(n * (sh.key_size + f.value_size) as u64);
+        }
         let mut batch = WriteBatch::new();
         for _ in 0..n {
             generate_key(keys.next(&mut t.rand), sh.key_size, &mut key);
@@ -64,7 +70,6 @@ fn do_write(sh: &Shared<'_>, t: &mut ThreadState, order: KeyOrder) -> CliResult<
             .write(&sh.write_options, batch)
             .map_err(|e| engine("put error", e))?;
         t.stats.finished_ops(n, OpType::Write);
-        written += n;
     }
     t.stats.bytes += bytes;
     t.stats.client_bytes_written += bytes;
@@ -84,12 +89,11 @@ pub fn fill_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
 /// deleterandom: `--deletes` deletes of `Next() % num` keys.
 pub fn delete_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
     let f = sh.flags;
-    let num_ops = f.deletes_per_thread();
+    let mut budget = OpBudget::new(f.deletes_per_thread(), f.duration);
     let mut keys = KeyGenerator::new(KeyOrder::Random, f.num);
     let mut key = Vec::with_capacity(sh.key_size);
-    let mut done = 0;
     let n = f.batch_size as u64;
-    while done + n <= num_ops {
+    while budget.take(n) {
         let mut batch = WriteBatch::new();
         for _ in 0..n {
             generate_key(keys.next(&mut t.rand), sh.key_size, &mut key);
@@ -99,7 +103,6 @@ pub fn delete_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
             .write(&sh.write_options, batch)
             .map_err(|e| engine("delete error", e))?;
         t.stats.finished_ops(n, OpType::Delete);
-        done += n;
     }
     Ok(())
 }
@@ -109,7 +112,8 @@ pub fn read_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
     let f = sh.flags;
     let mut key = Vec::with_capacity(sh.key_size);
     let (mut read, mut found, mut bytes) = (0u64, 0u64, 0u64);
-    for _ in 0..f.reads_per_thread() {
+    let mut budget = OpBudget::new(f.reads_per_thread(), f.duration);
+    while budget.take(1) {
         generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
         read += 1;
         if let Some(v) = sh.db.get(&key).map_err(|e| engine("get error", e))? {
@@ -165,14 +169,20 @@ pub fn seek_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
     let f = sh.flags;
     let mut key = Vec::with_capacity(sh.key_size);
     let (mut read, mut found, mut bytes) = (0u64, 0u64, 0u64);
-    for _ in 0..f.reads_per_thread() {
+    let mut budget = OpBudget::new(f.reads_per_thread(), f.duration);
+    while budget.take(1) {
         generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
         // As db_bench without a tailing iterator: a new iterator per seek.
         let mut it = sh
             .db
             .iter(&ReadOptions::default())
             .map_err(|e| engine("iterator error", e))?;
-        it.seek(&key);
+        // As db_bench's --reverse_iterator: the last key at or before the target, then back.
+        if f.reverse_iterator {
+            it.seek_for_prev(&key);
+        } else {
+            it.seek(&key);
+        }
         read += 1;
         if it.valid() && it.key() == key.as_slice() {
             found += 1;
@@ -182,7 +192,11 @@ pub fn seek_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
                 break;
             }
             bytes += (it.key().len() + it.value().len()) as u64;
-            it.next();
+            if f.reverse_iterator {
+                it.prev();
+            } else {
+                it.next();
+            }
         }
         it.status().map_err(|e| engine("iterator error", e))?;
         t.stats.finished_ops(1, OpType::Seek);
@@ -201,6 +215,9 @@ pub fn background_writer(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> 
     let mut key = Vec::with_capacity(sh.key_size);
     let mut bytes = 0;
     while sh.num_done.load(Ordering::Acquire) + 1 < sh.num_threads {
+        if let Some(l) = t.write_limiter.as_mut() {
+            l.request((sh.key_size + f.value_size) as u64);
+        }
         generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
         let mut batch = WriteBatch::new();
         batch.put(&key, values.generate(f.value_size));
@@ -224,6 +241,15 @@ pub fn read_while_writing(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()>
     }
 }
 
+/// seekrandomwhilewriting: thread 0 writes, the others run seekrandom.
+pub fn seek_while_writing(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
+    if t.tid == 0 {
+        background_writer(sh, t)
+    } else {
+        seek_random(sh, t)
+    }
+}
+
 /// readrandomwriterandom: `--readwritepercent` % gets, the rest puts, over `Next() % num` keys;
 /// per thread max(`--reads`, `--writes`) operations, or `--num` when both are negative.
 pub fn read_random_write_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
@@ -237,7 +263,8 @@ pub fn read_random_write_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResu
     let mut key = Vec::with_capacity(sh.key_size);
     let (mut reads, mut writes, mut found) = (0u64, 0u64, 0u64);
     let (mut get_weight, mut put_weight) = (0u32, 0u32);
-    for _ in 0..total {
+    let mut budget = OpBudget::new(total, f.duration);
+    while budget.take(1) {
         generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
         if get_weight == 0 && put_weight == 0 {
             get_weight = f.readwritepercent;
@@ -252,6 +279,9 @@ pub fn read_random_write_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResu
             reads += 1;
             t.stats.finished_ops(1, OpType::Read);
         } else {
+            if let Some(l) = t.write_limiter.as_mut() {
+                l.request((sh.key_size + f.value_size) as u64);
+            }
             let mut batch = WriteBatch::new();
             batch.put(&key, values.generate(f.value_size));
             sh.db

@@ -109,6 +109,15 @@ impl CheckReport {
 /// Checks the database in `dir` on `fs` without writing to it. Problems go into the report; an
 /// error is returned only when `dir` is not a database at all.
 pub fn check_db(dir: &Path, fs: Arc<dyn FileSystem>) -> crate::Result<CheckReport> {
+    check_db_with_wal_dir(dir, dir, fs)
+}
+
+/// As [`check_db`], for a database whose WALs are in `wal_dir` (`Options::wal_dir`).
+pub fn check_db_with_wal_dir(
+    dir: &Path,
+    wal_dir: &Path,
+    fs: Arc<dyn FileSystem>,
+) -> crate::Result<CheckReport> {
     let env = Env::new(fs);
     if !env.fs.exists(&crate::filename::current_path(dir)) {
         return Err(Error::NotADatabase(format!(
@@ -121,7 +130,7 @@ pub fn check_db(dir: &Path, fs: Arc<dyn FileSystem>) -> crate::Result<CheckRepor
         return Ok(report);
     };
     files::check_tables(&env, dir, &tree, &mut report);
-    files::check_wals(&env, dir, &tree, &mut report);
+    files::check_wals(&env, wal_dir, &tree, &mut report);
     files::note_orphans(&env, dir, &tree, &mut report);
     Ok(report)
 }

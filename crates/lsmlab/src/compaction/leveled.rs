@@ -1,10 +1,13 @@
 //! Classic leveled compaction by bytes, as RocksDB's default: level 0 compacts into level 1 when
 //! it holds `level0_file_num_compaction_trigger` files; level n ≥ 1 compacts one table into
-//! level n+1 when it exceeds `max_bytes_for_level_base · multiplier^(n−1)`.
+//! level n+1 when it exceeds `max_bytes_for_level_base · multiplier^(n−1)` — or, with
+//! `level_compaction_dynamic_level_bytes`, the targets of `dynamic_levels.rs`, level 0
+//! compacting into the base level.
 //!
 //! The picker reads the limits through [`LayoutPolicy`], so a policy that moves the limits at
 //! run time (FSLSM's stretch) reuses it unchanged.
 
+use super::dynamic_levels::{level_targets, LevelTargets};
 use super::{CompactionKind, CompactionSpec, LayoutPolicy, LevelInputs};
 use crate::options::Options;
 use crate::version::{FileMeta, Version};
@@ -45,6 +48,7 @@ pub(crate) fn pick(
     opts: &Options,
 ) -> Option<CompactionSpec> {
     let scores = scores(limits, v, opts);
+    let base_level = limits.level_targets(v, opts).base_level;
     let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
     // A trivial move writes nothing and leaves its level smaller for the compactions into
@@ -60,7 +64,7 @@ pub(crate) fn pick(
     }
     order.into_iter().find_map(|level| {
         if level == 0 {
-            LeveledPolicy.pick_level0(v)
+            LeveledPolicy.pick_level0(v, base_level)
         } else {
             LeveledPolicy.pick_level(v, level, opts)
         }
@@ -72,6 +76,7 @@ pub(crate) fn pick(
 pub(crate) fn scores(limits: &dyn LayoutPolicy, v: &Version, opts: &Options) -> Vec<f64> {
     let last = v.levels.len() - 1;
     let l0_trigger = limits.level0_triggers(opts).compaction.max(1);
+    let targets = limits.level_targets(v, opts);
     (0..v.levels.len())
         .map(|l| {
             if l == 0 {
@@ -88,20 +93,25 @@ pub(crate) fn scores(limits: &dyn LayoutPolicy, v: &Version, opts: &Options) -> 
                     .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
                     .map(|f| f.size)
                     .sum();
-                bytes as f64 / limits.max_bytes_for_level(opts, l).max(1) as f64
+                match targets.max_bytes[l] {
+                    // Above the base level (dynamic sizing): whatever is there moves down.
+                    0 if bytes > 0 => 1.0 + bytes as f64 / opts.max_bytes_for_level_base as f64,
+                    0 => 0.0,
+                    target => bytes as f64 / target as f64,
+                }
             }
         })
         .collect()
 }
 
 impl LeveledPolicy {
-    fn pick_level0(&self, v: &Version) -> Option<CompactionSpec> {
+    fn pick_level0(&self, v: &Version, base_level: usize) -> Option<CompactionSpec> {
         let inputs0 = v.levels[0].clone();
         if inputs0.is_empty() || busy(&inputs0) {
             return None;
         }
         let (lo, hi) = key_range(&inputs0);
-        let inputs1 = v.overlapping(1, Some(&lo), Some(&hi));
+        let inputs1 = v.overlapping(base_level, Some(&lo), Some(&hi));
         if busy(&inputs1) {
             return None;
         }
@@ -109,7 +119,7 @@ impl LeveledPolicy {
         let mut spec = CompactionSpec::two_levels(
             CompactionKind::Size,
             0,
-            1,
+            base_level,
             inputs0,
             inputs1,
             "L0 file count",
@@ -223,6 +233,25 @@ impl LayoutPolicy for LeveledPolicy {
             bytes *= opts.max_bytes_for_level_multiplier;
         }
         bytes.min(u64::MAX as f64) as u64
+    }
+
+    fn level_targets(&self, v: &Version, opts: &Options) -> LevelTargets {
+        if !opts.level_compaction_dynamic_level_bytes {
+            return LevelTargets {
+                base_level: 1,
+                max_bytes: (0..v.levels.len())
+                    .map(|l| {
+                        if l == 0 {
+                            0
+                        } else {
+                            self.max_bytes_for_level(opts, l)
+                        }
+                    })
+                    .collect(),
+            };
+        }
+        let bytes: Vec<u64> = (0..v.levels.len()).map(|l| v.level_bytes(l)).collect();
+        level_targets(&bytes, v.levels[0].len(), opts)
     }
 
     fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {

@@ -6,6 +6,7 @@
 
 mod blob_gc;
 mod blobs;
+pub mod dynamic_levels;
 mod float_up;
 mod fslsm;
 mod job;
@@ -15,6 +16,7 @@ mod picker_tests;
 
 pub use blob_gc::pick_blob_gc;
 pub use blobs::BlobOutcome;
+pub use dynamic_levels::LevelTargets;
 pub use float_up::{run_float_up, FloatUpParams};
 pub use fslsm::FslsmPolicy;
 pub use job::{run_compaction, CompactionOutcome, CompactionParams};
@@ -200,6 +202,23 @@ pub trait LayoutPolicy: Send + Sync {
     fn name(&self) -> &'static str;
     /// Target size in bytes of `level` (≥ 1) now.
     fn max_bytes_for_level(&self, opts: &Options, level: usize) -> u64;
+    /// Every level's target in `version`, and the level that level 0 compacts into. By
+    /// default the static targets of [`LayoutPolicy::max_bytes_for_level`] with base level 1;
+    /// a policy whose targets depend on the tree (dynamic level sizing) overrides it.
+    fn level_targets(&self, version: &Version, opts: &Options) -> LevelTargets {
+        LevelTargets {
+            base_level: 1,
+            max_bytes: (0..version.levels.len())
+                .map(|l| {
+                    if l == 0 {
+                        0
+                    } else {
+                        self.max_bytes_for_level(opts, l)
+                    }
+                })
+                .collect(),
+        }
+    }
     /// Level 0's triggers now; writers read them on every write, so keep this cheap.
     fn level0_triggers(&self, opts: &Options) -> Level0Triggers {
         Level0Triggers::from_options(opts)

@@ -143,6 +143,7 @@ fn install_flush(
     );
     let ls = &mut st.level_stats[0];
     ls.written += written;
+    ls.blob_written += out.blob_bytes;
     ls.count += 1;
     ls.micros += started.elapsed().as_micros() as u64;
     delete_obsolete_wals(inner, next_wal);
@@ -151,11 +152,11 @@ fn install_flush(
 
 /// Removes WAL files numbered below `keep_from`.
 pub(crate) fn delete_obsolete_wals(inner: &DbInner, keep_from: u64) {
-    if let Ok(names) = inner.env.fs.list_dir(&inner.dir) {
+    if let Ok(names) = inner.env.fs.list_dir(&inner.wal_dir) {
         for name in names {
             if let Some((crate::filename::FileKind::Wal, n)) = crate::filename::parse(&name) {
                 if n < keep_from {
-                    let _ = inner.env.fs.remove_file(&inner.dir.join(name));
+                    let _ = inner.env.fs.remove_file(&inner.wal_dir.join(name));
                 }
             }
         }
@@ -382,6 +383,8 @@ fn run_picked(
         }
     }
     ls.written += outcome.bytes_written;
+    ls.blob_written += outcome.blobs.bytes_written;
+    ls.blob_read += outcome.blobs.gc_bytes_written;
     ls.micros += micros;
     ls.cpu_micros += cpu;
     ls.keys_in += outcome.entries_in;

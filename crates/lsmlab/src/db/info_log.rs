@@ -24,14 +24,29 @@ impl InfoLog {
         if fs.exists(&path) {
             fs.rename(&path, &old_info_log_path(dir))?;
         }
-        Ok(InfoLog {
+        let log = InfoLog {
             file: Mutex::new(fs.create_file(&path)?),
-        })
+        };
+        // RocksDB's tools (tools/benchmark.sh) take the engine's version and build from these
+        // two lines by field position, so they are worded as RocksDB words them; the version
+        // names lsmlab so that no report mistakes it for RocksDB.
+        log.log(concat!(
+            "RocksDB version: lsmlab-",
+            env!("CARGO_PKG_VERSION"),
+            " (this is lsmlab, not RocksDB; the line is named for RocksDB's tools)"
+        ));
+        log.log(concat!("Git sha ", env!("LSMLAB_GIT_SHA")));
+        Ok(log)
     }
 
-    /// Appends one line, stamped with the UTC time as RocksDB stamps its LOG lines.
+    /// Appends one line, stamped as RocksDB stamps its LOG lines: the UTC time, then an id
+    /// (RocksDB's thread id; here the process id), then the message.
     pub(crate) fn log(&self, message: &str) {
-        let line = format!("{} {message}\n", timestamp(SystemTime::now()));
+        let line = format!(
+            "{} {} {message}\n",
+            timestamp(SystemTime::now()),
+            std::process::id()
+        );
         let mut f = self.file.lock();
         // Handed to the OS at once, so a process that dies right after still leaves the line.
         let _ = f.append(line.as_bytes()).and_then(|_| f.flush());

@@ -11,6 +11,7 @@ mod properties;
 mod recovery;
 mod replay;
 mod snapshot;
+mod stats_dump;
 #[cfg(test)]
 mod tests;
 mod value;
@@ -78,6 +79,10 @@ pub(crate) struct LevelStats {
     pub(crate) cpu_micros: u64,
     pub(crate) keys_in: u64,
     pub(crate) keys_dropped: u64,
+    /// Bytes of those written that went to blob files.
+    pub(crate) blob_written: u64,
+    /// Bytes of blob records read to be relocated by garbage collection.
+    pub(crate) blob_read: u64,
 }
 
 pub(crate) struct State {
@@ -100,6 +105,12 @@ pub(crate) struct State {
 
 pub(crate) struct DbInner {
     pub(crate) dir: PathBuf,
+    /// The directory of the WALs (`Options::wal_dir`, or `dir`).
+    pub(crate) wal_dir: PathBuf,
+    /// When open returned: `rocksdb.stats` reports uptime from it.
+    pub(crate) opened: Instant,
+    /// The cumulative figures of the previous `rocksdb.stats` dump, for its interval lines.
+    pub(crate) last_stats_dump: Mutex<stats_dump::Cumulative>,
     /// The `LOG` text log.
     pub(crate) info_log: info_log::InfoLog,
     /// What WAL replay did at open.
@@ -438,9 +449,10 @@ impl DbInner {
             carried = v.level_bytes(0);
             pending += carried;
         }
+        let targets = self.policy.level_targets(v, opts);
         for level in 1..v.levels.len().saturating_sub(1) {
             let bytes = v.level_bytes(level) + carried;
-            let target = self.policy.max_bytes_for_level(opts, level);
+            let target = targets.max_bytes[level];
             carried = bytes.saturating_sub(target);
             let rewrite = carried as f64 * (opts.max_bytes_for_level_multiplier + 1.0);
             pending = pending.saturating_add(rewrite as u64);

@@ -4,7 +4,6 @@ use super::DbInner;
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
-const GB: f64 = (1u64 << 30) as f64;
 const MB: f64 = (1u64 << 20) as f64;
 
 pub(crate) fn property_int(inner: &DbInner, name: &str) -> Option<u64> {
@@ -83,7 +82,7 @@ pub(crate) fn property_int(inner: &DbInner, name: &str) -> Option<u64> {
 pub(crate) fn property(inner: &DbInner, name: &str) -> Option<String> {
     match name {
         "rocksdb.stats" | "rocksdb.cfstats" | "lsmlab.stats" => {
-            Some(compaction_stats(inner) + &layout_stats(inner))
+            Some(super::stats_dump::dump(inner) + &layout_stats(inner))
         }
         "lsmlab.layout" => Some(layout_stats(inner)),
         "rocksdb.levelstats" => Some(level_stats(inner)),
@@ -151,62 +150,6 @@ fn escape(b: &[u8]) -> String {
         .collect()
 }
 
-fn compaction_stats(inner: &DbInner) -> String {
-    let st = inner.state.lock();
-    let v = st.versions.current();
-    let scores = inner.policy.level_scores(&v, &inner.opts);
-    let mut s = String::from("\n** Compaction Stats [default] **\n");
-    let _ = writeln!(
-        s,
-        "Level    Files   Size     Score Read(GB)  Rn(GB) Rnp1(GB) Write(GB) Moved(GB) W-Amp Comp(sec) CompMergeCPU(sec) Comp(cnt) Avg(sec) KeyIn KeyDrop"
-    );
-    let _ = writeln!(s, "{}", "-".repeat(140));
-    let mut sum = super::LevelStats::default();
-    let mut sum_files = 0;
-    let mut sum_bytes = 0u64;
-    for (l, files) in v.levels.iter().enumerate() {
-        let ls = st.level_stats[l];
-        let bytes: u64 = files.iter().map(|f| f.size).sum();
-        let busy = files
-            .iter()
-            .filter(|f| f.being_compacted.load(Ordering::Relaxed))
-            .count();
-        if files.is_empty() && ls.count == 0 {
-            continue;
-        }
-        row(
-            &mut s,
-            &format!("L{l}"),
-            files.len(),
-            busy,
-            bytes,
-            scores[l],
-            &ls,
-        );
-        sum_files += files.len();
-        sum_bytes += bytes;
-        sum.count += ls.count;
-        sum.read_level += ls.read_level;
-        sum.read_next += ls.read_next;
-        sum.written += ls.written;
-        sum.moved += ls.moved;
-        sum.micros += ls.micros;
-        sum.cpu_micros += ls.cpu_micros;
-        sum.keys_in += ls.keys_in;
-        sum.keys_dropped += ls.keys_dropped;
-    }
-    row(&mut s, "Sum", sum_files, 0, sum_bytes, 0.0, &sum);
-    let user = inner.stats.ticker(crate::Ticker::BytesWritten);
-    let _ = writeln!(
-        s,
-        "\nUser bytes written: {user}; flush {} B, compaction {} B written; write amplification {:.2}",
-        st.level_stats[0].written,
-        sum.written - st.level_stats[0].written,
-        if user > 0 { sum.written as f64 / user as f64 } else { 0.0 }
-    );
-    s
-}
-
 /// The layout policy's state: read ratio, current level limits, float-ups.
 fn layout_stats(inner: &DbInner) -> String {
     let p = &inner.policy;
@@ -231,12 +174,18 @@ fn layout_stats(inner: &DbInner) -> String {
         "Level limits: L0 {} files (slowdown {}, stop {})",
         t.compaction, t.slowdown, t.stop
     );
+    let version = inner.super_version.read().version.clone();
+    let targets = p.level_targets(&version, opts);
     for level in 1..opts.num_levels.saturating_sub(1) {
-        let _ = write!(
-            s,
-            "; L{level} {:.1} MB",
-            p.max_bytes_for_level(opts, level) as f64 / MB
-        );
+        match targets.max_bytes[level] {
+            // Above the base level of dynamic sizing: no data belongs there.
+            0 => {
+                let _ = write!(s, "; L{level} -");
+            }
+            bytes => {
+                let _ = write!(s, "; L{level} {:.1} MB", bytes as f64 / MB);
+            }
+        }
     }
     s.push('\n');
     let st = &inner.stats;
@@ -251,39 +200,4 @@ fn layout_stats(inner: &DbInner) -> String {
         status.float_ups_skipped,
     );
     s
-}
-
-fn row(
-    s: &mut String,
-    name: &str,
-    files: usize,
-    busy: usize,
-    bytes: u64,
-    score: f64,
-    ls: &super::LevelStats,
-) {
-    let read = ls.read_level + ls.read_next;
-    // W-Amp as RocksDB defines it per level: bytes written / bytes read from the level above.
-    let wamp = if ls.read_level > 0 {
-        ls.written as f64 / ls.read_level as f64
-    } else {
-        0.0
-    };
-    let _ = writeln!(
-        s,
-        "{name:>5} {:>7} {:>8.2} MB {score:>5.1} {:>8.1} {:>7.1} {:>8.1} {:>9.1} {:>9.1} {wamp:>5.1} {:>9.2} {:>17.2} {:>9} {:>8.3} {:>5} {:>7}",
-        format!("{files}/{busy}"),
-        bytes as f64 / MB,
-        read as f64 / GB,
-        ls.read_level as f64 / GB,
-        ls.read_next as f64 / GB,
-        ls.written as f64 / GB,
-        ls.moved as f64 / GB,
-        ls.micros as f64 / 1e6,
-        ls.cpu_micros as f64 / 1e6,
-        ls.count,
-        if ls.count > 0 { ls.micros as f64 / 1e6 / ls.count as f64 } else { 0.0 },
-        ls.keys_in,
-        ls.keys_dropped,
-    );
 }

@@ -35,6 +35,8 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         }
     }
     env.fs.create_dir_all(dir)?;
+    let wal_dir = opts.wal_dir_for(dir);
+    env.fs.create_dir_all(&wal_dir)?;
     let lock = env.fs.lock_file(&lock_path(dir))?;
     let info_log = InfoLog::open(env.fs.as_ref(), dir)?;
     let stats = Arc::new(Statistics::new());
@@ -54,6 +56,14 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     let reaper = DbInner::reaper_for(&env, dir, &tables, &blobs);
     let purger = reaper.clone();
     let mut names = env.fs.list_dir(dir)?;
+    // The WALs' names, wherever they are; with a separate WAL directory only its WALs count
+    // (it may be shared with other files).
+    let mut wal_names: Vec<String> = if wal_dir == dir {
+        names.clone()
+    } else {
+        env.fs.list_dir(&wal_dir)?
+    };
+    wal_names.retain(|n| matches!(filename::parse(n), Some((FileKind::Wal, _))));
     let mut versions = if env.fs.exists(&current_path(dir)) {
         if opts.error_if_exists {
             return Err(Error::InvalidArgument(format!(
@@ -61,7 +71,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
                 dir.display()
             )));
         }
-        VersionSet::recover(env.clone(), dir, opts.num_levels, reaper)?
+        VersionSet::recover_with_wal_dir(env.clone(), dir, &wal_dir, opts.num_levels, reaper)?
     } else {
         if !opts.create_if_missing {
             return Err(Error::NotADatabase(format!(
@@ -76,10 +86,13 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         let kind = |n: &String| filename::parse(n).map(|(k, _)| k);
         let holds_data = |n: &String| match kind(n) {
             Some(FileKind::Table | FileKind::Blob) => true,
-            Some(FileKind::Wal) => env.fs.file_size(&dir.join(n)).map_or(true, |len| len > 0),
+            Some(FileKind::Wal) => env
+                .fs
+                .file_size(&wal_dir.join(n))
+                .map_or(true, |len| len > 0),
             _ => false,
         };
-        if let Some(n) = names.iter().find(|n| holds_data(n)) {
+        if let Some(n) = names.iter().chain(&wal_names).find(|n| holds_data(n)) {
             return Err(Error::NotADatabase(format!(
                 "{} holds database files ({n}) but no CURRENT file: refusing to overwrite a damaged database",
                 dir.display()
@@ -94,25 +107,35 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         for n in names.iter().filter(|n| leftover(n)) {
             env.fs.remove_file(&dir.join(n))?;
         }
+        // WALs in a separate directory (in the database directory they went above).
+        if wal_dir != dir {
+            for n in &wal_names {
+                env.fs.remove_file(&wal_dir.join(n))?;
+            }
+        }
         names.retain(|n| !leftover(n));
-        VersionSet::create(env.clone(), dir, opts.num_levels, reaper)
+        wal_names.clear();
+        let mut vs = VersionSet::create(env.clone(), dir, opts.num_levels, reaper);
+        vs.set_wal_dir(&wal_dir);
+        vs
     };
 
     // A WAL created after the last MANIFEST edit has a number the MANIFEST does not know of;
     // no number in the directory may be handed out again (a new WAL would truncate it).
-    for name in &names {
+    for name in names.iter().chain(&wal_names) {
         if let Some((_, n)) = filename::parse(name) {
             versions.next_file_number = versions.next_file_number.max(n + 1);
         }
     }
 
     // Replay every WAL not yet flushed, oldest first, into level-0 tables.
-    let wals = filename::wals_from(&names, versions.log_number);
+    let wals = filename::wals_from(&wal_names, versions.log_number);
     let mut edit = VersionEdit::default();
     let mut report = RecoveryReport::default();
     let last_seq = replay_wals(
         &env,
         dir,
+        &wal_dir,
         &opts,
         &mut versions,
         &mut edit,
@@ -124,11 +147,15 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     edit.log_number = Some(wal_number);
     versions.log_number = wal_number;
     versions.apply_recovered(&edit);
-    let log = LogWriter::new(env.create(&wal_path(dir, wal_number), IoCategory::Wal)?);
+    let log = LogWriter::new(env.create(&wal_path(&wal_dir, wal_number), IoCategory::Wal)?);
     versions.write_new_manifest()?;
     remove_orphans(&env, dir, &versions)?;
     log_recovery(&info_log, dir, &report);
-    keep_aside(&env, dir, &report, &info_log)?;
+    keep_aside(&env, &wal_dir, &report, &info_log)?;
+    if wal_dir != dir {
+        // The new WAL's directory entry must be durable before a write is acknowledged in it.
+        env.fs.sync_dir(&wal_dir)?;
+    }
 
     let mem = Arc::new(MemTable::new(wal_number));
     let version = versions.current();
@@ -136,6 +163,9 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     let num_levels = opts.num_levels;
     let inner = DbInner {
         dir: dir.to_path_buf(),
+        wal_dir,
+        opened: std::time::Instant::now(),
+        last_stats_dump: Mutex::new(Default::default()),
         env,
         stats,
         tables,
@@ -208,8 +238,9 @@ fn log_recovery(log: &InfoLog, dir: &Path, r: &RecoveryReport) {
     }
 }
 
-/// Moves the WALs that hold records recovery did not replay (or damage) to `lost/`, where a
-/// person or a repair tool can still read them; recovery never deletes them.
+/// Moves the WALs that hold records recovery did not replay (or damage) to `lost/` beside them
+/// (in the WAL directory), where a person or a repair tool can still read them; recovery never
+/// deletes them.
 fn keep_aside(env: &Env, dir: &Path, r: &RecoveryReport, log: &InfoLog) -> Result<()> {
     if r.keep_aside.is_empty() {
         return Ok(());
@@ -260,13 +291,25 @@ pub(crate) fn destroy(dir: &Path, opts: &Options) -> Result<()> {
             fs.remove_file(&dir.join(&name))?;
         }
     }
-    // WALs that recovery kept aside are part of the database too.
-    let lost = lost_dir(dir);
-    if fs.exists(&lost) {
-        for name in fs.list_dir(&lost)? {
-            fs.remove_file(&lost.join(&name))?;
+    let wal_dir = opts.wal_dir_for(dir);
+    if wal_dir != dir && fs.exists(&wal_dir) {
+        for name in fs.list_dir(&wal_dir)? {
+            if matches!(filename::parse(&name), Some((FileKind::Wal, _))) {
+                fs.remove_file(&wal_dir.join(&name))?;
+            }
         }
-        let _ = std::fs::remove_dir(&lost);
+    }
+    // WALs that recovery kept aside are part of the database too.
+    for lost in [lost_dir(dir), lost_dir(&wal_dir)] {
+        if fs.exists(&lost) {
+            for name in fs.list_dir(&lost)? {
+                fs.remove_file(&lost.join(&name))?;
+            }
+            let _ = std::fs::remove_dir(&lost);
+        }
+    }
+    if wal_dir != dir {
+        let _ = std::fs::remove_dir(&wal_dir);
     }
     let _ = fs.remove_file(&lock_path(dir));
     let _ = std::fs::remove_dir(dir);

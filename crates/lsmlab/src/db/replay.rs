@@ -34,9 +34,11 @@ pub(crate) struct RecoveryReport {
 
 /// Replays the WALs numbered `wals` (oldest first) on top of `versions`, flushing what they
 /// hold into level-0 tables added to `edit`. Returns the newest sequence number replayed.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn replay_wals(
     env: &Env,
     dir: &Path,
+    wal_dir: &Path,
     opts: &Options,
     versions: &mut VersionSet,
     edit: &mut VersionEdit,
@@ -55,7 +57,7 @@ pub(crate) fn replay_wals(
     // every record while a newer one kept some.
     let mut next_seq: Option<u64> = None;
     for &num in wals {
-        let path = wal_path(dir, num);
+        let path = wal_path(wal_dir, num);
         let data = env.read_file(&path, IoCategory::Other)?;
         let mut reader = LogReader::new(&data, &path);
         report.wals += 1;

@@ -142,7 +142,7 @@ fn append_to_wal(inner: &DbInner, wal: &mut WalState, record: &[u8], sync: bool)
     }
     let t = Instant::now();
     if !wal.dir_synced {
-        inner.env.fs.sync_dir(&inner.dir)?;
+        inner.env.fs.sync_dir(&inner.wal_dir)?;
         wal.dir_synced = true;
     }
     for (_, old) in wal.unsynced.iter_mut() {
@@ -177,10 +177,21 @@ fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
         wal.delay_debt = 0;
         let t = Instant::now();
         std::thread::sleep(Duration::from_micros(micros));
-        let waited = t.elapsed().as_micros() as u64;
-        inner.stats.add(Ticker::StallMicros, waited);
-        inner.stats.record(HistogramKind::WriteStall, waited);
+        let cause = if inner.l0_files.load(Ordering::Relaxed) >= opts.level0_slowdown_writes_trigger
+        {
+            Ticker::StallL0Slowdowns
+        } else {
+            Ticker::StallPendingSlowdowns
+        };
+        record_stall(inner, cause, t.elapsed().as_micros() as u64);
     }
+}
+
+/// Counts one wait of a writer, of `micros`, for `cause` (a `Stall…` ticker).
+fn record_stall(inner: &DbInner, cause: Ticker, micros: u64) {
+    inner.stats.add(cause, 1);
+    inner.stats.add(Ticker::StallMicros, micros);
+    inner.stats.record(HistogramKind::WriteStall, micros);
 }
 
 /// Makes sure the active memtable has room, switching to a new one (and a new WAL) when it is
@@ -213,18 +224,23 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
             || (!force && l0 >= stop)
             || (!force && pending >= opts.hard_pending_compaction_bytes_limit)
         {
+            let cause = if st.imms.len() + 1 >= opts.max_write_buffer_number {
+                Ticker::StallMemtableStops
+            } else if l0 >= opts.level0_stop_writes_trigger {
+                Ticker::StallL0Stops
+            } else {
+                Ticker::StallPendingStops
+            };
             let t = Instant::now();
             inner.bg_cv.wait_for(&mut st, Duration::from_millis(100));
-            let waited = t.elapsed().as_micros() as u64;
-            inner.stats.add(Ticker::StallMicros, waited);
-            inner.stats.record(HistogramKind::WriteStall, waited);
+            record_stall(inner, cause, t.elapsed().as_micros() as u64);
             continue;
         }
         // Switch to a new WAL and memtable.
         let number = st.versions.new_file_number();
         let new_log = inner
             .env
-            .create(&wal_path(&inner.dir, number), IoCategory::Wal)
+            .create(&wal_path(&inner.wal_dir, number), IoCategory::Wal)
             .map(LogWriter::new);
         // The old WAL goes to the OS now and is synced by the next `sync` write (or close).
         let synced = match wal.log.as_mut() {

@@ -11,6 +11,7 @@ use crate::env::{FileSystem, PosixFs};
 use crate::error::{Error, Result};
 use crate::filter::FilterOptions;
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// How blocks are compressed on disk.
@@ -126,6 +127,12 @@ pub struct Options {
     pub max_bytes_for_level_base: u64,
     /// Growth factor between level targets. Default: 10.
     pub max_bytes_for_level_multiplier: f64,
+    /// Size the levels from the last one up instead of from level 1 down
+    /// (`compaction/dynamic_levels.rs`): the last level holds most of the data at any database
+    /// size, and level 0 compacts into the first level that needs data. Turn it on for a
+    /// database that grows and shrinks, or to compare with RocksDB ≥ 8.4, whose `Options`
+    /// default it is. Default: false (db_bench's flag default, and LevelDB's shape).
+    pub level_compaction_dynamic_level_bytes: bool,
     /// Size at which compaction output is cut into a new table. Default: 64 MiB.
     pub target_file_size_base: u64,
     /// Number of levels, including level 0. Default: 7.
@@ -150,6 +157,11 @@ pub struct Options {
     pub bytes_per_sync: u64,
     /// Compression of table blocks. Default: none.
     pub compression: Compression,
+    /// Compression of each level's tables, overriding `compression`: level `l` (a flush writes
+    /// level 0) uses entry `min(l, len − 1)`. Empty means `compression` everywhere. Use it to
+    /// leave the levels that are rewritten soonest uncompressed (db_bench's
+    /// `--min_level_to_compress`). Default: empty (RocksDB).
+    pub compression_per_level: Vec<Compression>,
     /// Capacity of the block cache in bytes; 0 disables it. Default: 8 MiB (RocksDB 7.8).
     pub block_cache_size: usize,
     /// The filter built for every table. Default: none (bits per key 0), as RocksDB.
@@ -184,6 +196,11 @@ pub struct Options {
     /// Lower: less space, more rewriting. Default: 1.0 (RocksDB; never forces, since an
     /// all-garbage file is deleted anyway).
     pub blob_garbage_collection_force_threshold: f64,
+    /// Directory of the write-ahead logs, when not the database directory: put them on
+    /// another device so that WAL appends do not queue behind flushes and compactions. The
+    /// directory is created at open; `Db::destroy` with the same options removes the WALs in it.
+    /// Default: none, the database directory (RocksDB's `wal_dir`).
+    pub wal_dir: Option<PathBuf>,
     /// The policy that shapes the tree: leveled, or the FSLSM-Tree (float-up and stretch).
     /// [`Options::apply_layout_preset`] sets it with key-value separation as seed 003's
     /// `leveldb`, `wisckey` and `fslsm` engines. Default: leveled.
@@ -212,12 +229,14 @@ impl Default for Options {
             hard_pending_compaction_bytes_limit: 256 << 30,
             max_bytes_for_level_base: 256 << 20,
             max_bytes_for_level_multiplier: 10.0,
+            level_compaction_dynamic_level_bytes: false,
             target_file_size_base: 64 << 20,
             num_levels: 7,
             max_background_jobs: 2,
             block_size: 4096,
             block_restart_interval: 16,
             compression: Compression::None,
+            compression_per_level: Vec::new(),
             block_cache_size: 8 << 20,
             filter: FilterOptions::default(),
             statistics: false,
@@ -229,6 +248,7 @@ impl Default for Options {
             enable_blob_garbage_collection: false,
             blob_garbage_collection_age_cutoff: 0.25,
             blob_garbage_collection_force_threshold: 1.0,
+            wal_dir: None,
             layout: Layout::Leveled,
             fslsm: FslsmOptions::default(),
             fs: Arc::new(PosixFs),
@@ -276,21 +296,39 @@ fn invalid(option: &str, value: impl fmt::Display, allowed: &str) -> Error {
 impl Options {
     /// How tables written by a compaction into `level` are built.
     pub fn table_options(&self, level: usize) -> crate::sst::TableOptions {
-        self.table_options_for(i32::try_from(level).unwrap_or(i32::MAX))
+        self.table_options_for(i32::try_from(level).unwrap_or(i32::MAX), level)
     }
 
-    /// How tables written by a flush are built (a flush counts as level −1 for filters).
+    /// How tables written by a flush are built (a flush counts as level −1 for filters and as
+    /// level 0 for compression, as in RocksDB).
     pub fn flush_table_options(&self) -> crate::sst::TableOptions {
-        self.table_options_for(crate::filter::FLUSH_LEVEL)
+        self.table_options_for(crate::filter::FLUSH_LEVEL, 0)
     }
 
-    fn table_options_for(&self, filter_level: i32) -> crate::sst::TableOptions {
+    /// The compression of tables written to `level`.
+    pub fn compression_for_level(&self, level: usize) -> Compression {
+        match self.compression_per_level.last() {
+            None => self.compression,
+            Some(&last) => self
+                .compression_per_level
+                .get(level)
+                .copied()
+                .unwrap_or(last),
+        }
+    }
+
+    fn table_options_for(&self, filter_level: i32, level: usize) -> crate::sst::TableOptions {
         crate::sst::TableOptions {
             block_size: self.block_size,
             block_restart_interval: self.block_restart_interval,
-            compression: self.compression,
+            compression: self.compression_for_level(level),
             filter: self.filter.policy_for_level(filter_level).map(Arc::from),
         }
+    }
+
+    /// The directory of the write-ahead logs of a database in `db_dir`.
+    pub fn wal_dir_for(&self, db_dir: &std::path::Path) -> PathBuf {
+        self.wal_dir.clone().unwrap_or_else(|| db_dir.to_path_buf())
     }
 
     /// Checks every option; the error names the first bad one and what is allowed.
@@ -412,6 +450,15 @@ impl Options {
         }
         if self.layout == Layout::Fslsm {
             self.fslsm.validate()?;
+            if self.level_compaction_dynamic_level_bytes {
+                // FSLSM stretches the static targets; sizing them from the last level up too
+                // would make two policies fight over the same limits.
+                return Err(invalid(
+                    "level_compaction_dynamic_level_bytes",
+                    true,
+                    "not with the FSLSM layout, which stretches static level targets",
+                ));
+            }
         }
         self.filter.validate()
     }

@@ -16,6 +16,8 @@ use std::sync::Arc;
 pub struct VersionSet {
     env: Env,
     dir: PathBuf,
+    /// Where the WALs are (the database directory unless `Options::wal_dir` says otherwise).
+    wal_dir: PathBuf,
     reaper: Arc<FileReaper>,
     current: Arc<Version>,
     /// The next file number to hand out.
@@ -36,6 +38,7 @@ impl VersionSet {
         VersionSet {
             env,
             dir: dir.to_path_buf(),
+            wal_dir: dir.to_path_buf(),
             reaper,
             current: Arc::new(Version::empty(num_levels)),
             next_file_number: 2,
@@ -46,10 +49,26 @@ impl VersionSet {
         }
     }
 
+    /// Puts the WALs of this tree in `wal_dir` instead of the database directory.
+    pub fn set_wal_dir(&mut self, wal_dir: &Path) {
+        self.wal_dir = wal_dir.to_path_buf();
+    }
+
     /// Rebuilds the tree from CURRENT and the MANIFEST it names.
     pub fn recover(
         env: Env,
         dir: &Path,
+        num_levels: usize,
+        reaper: Arc<FileReaper>,
+    ) -> Result<VersionSet> {
+        Self::recover_with_wal_dir(env, dir, dir, num_levels, reaper)
+    }
+
+    /// As [`VersionSet::recover`], for a database whose WALs are in `wal_dir`.
+    pub fn recover_with_wal_dir(
+        env: Env,
+        dir: &Path,
+        wal_dir: &Path,
         num_levels: usize,
         reaper: Arc<FileReaper>,
     ) -> Result<VersionSet> {
@@ -70,6 +89,7 @@ impl VersionSet {
         }
         let data = env.read_file(&mpath, IoCategory::Manifest)?;
         let mut vs = VersionSet::create(env, dir, num_levels, reaper);
+        vs.wal_dir = wal_dir.to_path_buf();
         let mut reader = LogReader::new(&data, &mpath);
         let mut version = Version::empty(num_levels);
         let mut records = 0;
@@ -199,7 +219,7 @@ impl VersionSet {
         }
         // The WAL a flush edit names as the oldest needed was created before the edit and is
         // deleted only after a later edit retires it.
-        let wal = wal_path(&self.dir, self.log_number);
+        let wal = wal_path(&self.wal_dir, self.log_number);
         if self.log_number > 0 && !fs.exists(&wal) {
             return Err(lost_edit(format!(
                 "WAL {} holds the newest writes but is missing",
