@@ -206,10 +206,20 @@ fn property_text(db: &Db, name: &str) -> String {
     db.property(name).unwrap_or_else(|| "n/a".to_string())
 }
 
-/// The `--statistics` dump: the engine's tickers and histograms, plus lsmlab's filter lines.
+/// The `--statistics` dump: the engine's tickers and histograms (float-ups among them), plus
+/// lsmlab's filter lines and the layout's state: read ratio (per mille), level 0's trigger and
+/// each level's target bytes now.
 pub fn statistics_text(db: &Db) -> String {
     let mut s = db.statistics().to_rocksdb_string();
-    for name in ["lsmlab.filter.bytes", "lsmlab.filter.keys"] {
+    let levels = db.options().num_levels.saturating_sub(1);
+    let mut names = vec![
+        "lsmlab.filter.bytes".to_string(),
+        "lsmlab.filter.keys".to_string(),
+        "lsmlab.read-ratio-permille".to_string(),
+        "lsmlab.level0-compaction-trigger".to_string(),
+    ];
+    names.extend((1..levels).map(|l| format!("lsmlab.max-bytes-for-level{l}")));
+    for name in &names {
         let v = db
             .property_int(name)
             .map(|v| v.to_string())
