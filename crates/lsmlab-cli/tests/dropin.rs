@@ -191,7 +191,7 @@ fn rocksdb_benchmark_sh_runs_unchanged_and_fills_its_report() {
         .arg("./benchmark.sh")
         .arg(jobs)
         .current_dir(d)
-        .env("NUM_KEYS", "100000")
+        .env("NUM_KEYS", "300000")
         .env("DB_DIR", d.join("db"))
         .env("WAL_DIR", d.join("wal"))
         .env("OUTPUT_DIR", d.join("out"))
@@ -241,4 +241,41 @@ fn rocksdb_benchmark_sh_runs_unchanged_and_fills_its_report() {
     let load = &rows[0];
     assert!(col(load, "test").starts_with("fillseq.wal_disabled"));
     assert!(col(load, "w_amp").parse::<f64>().is_ok(), "{report}");
+}
+
+/// docs/bench.md's table of every db_bench flag says what the code does with each.
+#[test]
+fn the_flag_table_in_the_docs_matches_the_code() {
+    use lsmlab_cli::bench::{compat, flags};
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/bench.md"),
+    )
+    .unwrap();
+    let table: std::collections::HashMap<String, String> = doc
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let name = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            (cells.len() == 6).then(|| (name.to_string(), cells[4].to_string()))
+        })
+        .collect();
+    let says = |name: &str| {
+        table
+            .get(name)
+            .unwrap_or_else(|| panic!("--{name} is missing from docs/bench.md's flag table"))
+    };
+    for name in flags::SUPPORTED {
+        assert!(says(name).starts_with("implemented"), "--{name}: {}", says(name));
+    }
+    for f in compat::NO_EFFECT {
+        assert!(says(f.name).contains("no effect"), "--{}: {}", f.name, says(f.name));
+    }
+    for name in flags::REFUSED {
+        assert!(says(name).starts_with("refused by name"), "--{name}: {}", says(name));
+    }
+    for (name, what) in &table {
+        if what.starts_with("implemented") && !["flagfile", "undefok"].contains(&name.as_str()) {
+            assert!(flags::SUPPORTED.contains(&name.as_str()), "--{name} is not implemented");
+        }
+    }
 }

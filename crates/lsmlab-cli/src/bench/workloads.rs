@@ -49,7 +49,13 @@ fn engine(what: &str, e: lsmlab::Error) -> CliError {
 /// db_bench's `DoWrite`: `--writes` puts in batches of `--batch_size` (whole batches only).
 fn do_write(sh: &Shared<'_>, t: &mut ThreadState, order: KeyOrder) -> CliResult<()> {
     let f = sh.flags;
-    let mut budget = OpBudget::new(f.writes_per_thread(), f.duration);
+    // As db_bench: --duration applies to random writes only; fillseq writes its count.
+    let duration = if order == KeyOrder::Random {
+        f.duration
+    } else {
+        0
+    };
+    let mut budget = OpBudget::new(f.writes_per_thread(), duration);
     let mut keys = KeyGenerator::new(order, f.num);
     let mut values = ValueGenerator::new(f.compression_ratio, f.value_size);
     let mut key = Vec::with_capacity(sh.key_size);

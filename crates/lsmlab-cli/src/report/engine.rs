@@ -384,7 +384,15 @@ impl LsmFigures {
             self.level0_triggers[0], self.level0_triggers[1], self.level0_triggers[2]
         );
         for (i, b) in self.level_max_bytes.iter().enumerate() {
-            let _ = write!(limits, ", L{} {}", i + 1, mb(*b));
+            match b {
+                // Above the base level of dynamic level sizing: nothing belongs there.
+                0 => {
+                    let _ = write!(limits, ", L{} -", i + 1);
+                }
+                b => {
+                    let _ = write!(limits, ", L{} {}", i + 1, mb(*b));
+                }
+            }
         }
         let _ = writeln!(
             s,

@@ -182,15 +182,16 @@ pub struct LayoutReport {
     pub max_bytes: Vec<u64>,
 }
 
-/// What `policy` reports under `opts` now.
-pub fn layout_report(policy: &dyn LayoutPolicy, opts: &Options) -> LayoutReport {
+/// What `policy` reports under `opts` now, for the tree `version`.
+pub fn layout_report(policy: &dyn LayoutPolicy, version: &Version, opts: &Options) -> LayoutReport {
+    let targets = policy.level_targets(version, opts);
     LayoutReport {
         policy: policy.name(),
         preset: opts.layout_preset(),
         status: policy.status(),
         level0: Some(policy.level0_triggers(opts)),
         max_bytes: (1..opts.num_levels.saturating_sub(1))
-            .map(|l| policy.max_bytes_for_level(opts, l))
+            .map(|l| targets.max_bytes.get(l).copied().unwrap_or(0))
             .collect(),
     }
 }

@@ -338,7 +338,8 @@ impl Db {
     /// The layout policy's name, adaptive state (read ratio, float-up requests) and current
     /// level limits.
     pub fn layout(&self) -> crate::compaction::LayoutReport {
-        crate::compaction::layout_report(self.inner.policy.as_ref(), &self.inner.opts)
+        let version = self.inner.super_version.read().version.clone();
+        crate::compaction::layout_report(self.inner.policy.as_ref(), &version, &self.inner.opts)
     }
 
     /// Bytes and pages read and written, per I/O category.

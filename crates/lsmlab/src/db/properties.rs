@@ -74,7 +74,7 @@ pub(crate) fn property_int(inner: &DbInner, name: &str) -> Option<u64> {
             if level == 0 || level >= version.levels.len() {
                 return None;
             }
-            inner.policy.max_bytes_for_level(&inner.opts, level)
+            inner.policy.level_targets(version, &inner.opts).max_bytes[level]
         }
     })
 }
