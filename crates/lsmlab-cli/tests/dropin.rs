@@ -247,10 +247,9 @@ fn rocksdb_benchmark_sh_runs_unchanged_and_fills_its_report() {
 #[test]
 fn the_flag_table_in_the_docs_matches_the_code() {
     use lsmlab_cli::bench::{compat, flags};
-    let doc = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/bench.md"),
-    )
-    .unwrap();
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/bench.md"))
+            .unwrap();
     let table: std::collections::HashMap<String, String> = doc
         .lines()
         .filter_map(|l| {
@@ -265,17 +264,33 @@ fn the_flag_table_in_the_docs_matches_the_code() {
             .unwrap_or_else(|| panic!("--{name} is missing from docs/bench.md's flag table"))
     };
     for name in flags::SUPPORTED {
-        assert!(says(name).starts_with("implemented"), "--{name}: {}", says(name));
+        assert!(
+            says(name).starts_with("implemented"),
+            "--{name}: {}",
+            says(name)
+        );
     }
     for f in compat::NO_EFFECT {
-        assert!(says(f.name).contains("no effect"), "--{}: {}", f.name, says(f.name));
+        assert!(
+            says(f.name).contains("no effect"),
+            "--{}: {}",
+            f.name,
+            says(f.name)
+        );
     }
     for name in flags::REFUSED {
-        assert!(says(name).starts_with("refused by name"), "--{name}: {}", says(name));
+        assert!(
+            says(name).starts_with("refused by name"),
+            "--{name}: {}",
+            says(name)
+        );
     }
     for (name, what) in &table {
         if what.starts_with("implemented") && !["flagfile", "undefok"].contains(&name.as_str()) {
-            assert!(flags::SUPPORTED.contains(&name.as_str()), "--{name} is not implemented");
+            assert!(
+                flags::SUPPORTED.contains(&name.as_str()),
+                "--{name} is not implemented"
+            );
         }
     }
 }
