@@ -57,6 +57,11 @@ fn runs_set(dir: &Path) -> (Pairs, Pairs) {
     for line in text.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
         let (run, metric, value) = (f[1], f[f.len() - 2], f[f.len() - 1]);
+        // Process figures depend on how many once-a-second samples a run lived to see (a run
+        // shorter than a second has no CPU interval): timing, not results.
+        if metric.starts_with("process.") {
+            continue;
+        }
         keys.insert((run.to_string(), metric.to_string()));
         if metric.ends_with("found_fraction") {
             found.insert((run.to_string(), value.to_string()));
@@ -117,10 +122,8 @@ fn a_study_writes_its_results_directory() {
         "c001-lsmlab-r0".to_string(),
         "readrandom.p99_us".to_string()
     )));
-    assert!(keys.contains(&(
-        "c001-lsmlab-r0".to_string(),
-        "process.rss_peak_mb".to_string()
-    )));
+    let rows = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert!(rows.contains(",process.rss_peak_mb,"), "{rows}");
     assert_eq!(found.len(), 4);
     let compare = std::fs::read_to_string(out.join("compare.csv")).unwrap();
     assert!(

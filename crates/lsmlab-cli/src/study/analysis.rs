@@ -107,12 +107,14 @@ fn paired(a: &Series, b: &Series) -> Option<Ratio> {
     paired_ratio(&x, &y)
 }
 
-/// Engine vs the first engine in every cell, and each variant vs the first value of its axis.
+/// Engine vs the first engine in every cell, and each variant vs the first value of its axis
+/// (only the axes `compare_axes` names, when given).
 pub fn compare(
     records: &[RunRecord],
     cells: &[Cell],
     engines: &[String],
     rows: &[SummaryRow],
+    compare_axes: Option<&[String]>,
 ) -> Vec<CompareRow> {
     let s = series(records);
     let summary: BTreeMap<(usize, String, String), &SummaryRow> = rows
@@ -153,6 +155,9 @@ pub fn compare(
         .map(|c| c.values.iter().map(|(k, _)| k.clone()).collect())
         .unwrap_or_default();
     for (ai, axis) in axes.iter().enumerate() {
+        if compare_axes.is_some_and(|c| !c.contains(axis)) {
+            continue;
+        }
         let first = cells
             .first()
             .map(|c| c.values[ai].1.clone())
@@ -310,7 +315,10 @@ mod tests {
         let engines = vec!["lsmlab".to_string(), "rocksdb".to_string()];
         let summary = summarize(&rs);
         assert_eq!(summary.len(), 3);
-        let cmp = compare(&rs, &cells, &engines, &summary);
+        let cmp = compare(&rs, &cells, &engines, &summary, None);
+        assert!(compare(&rs, &cells, &engines, &summary, Some(&[]))
+            .iter()
+            .all(|r| r.kind == "engine"));
         let e = cmp.iter().find(|r| r.kind == "engine").unwrap();
         // Drift cancels in the pairs: exactly 2 with no spread, though each side's CV is large.
         assert!((e.ratio.ratio - 2.0).abs() < 1e-12 && (e.ratio.ci_hi - 2.0).abs() < 1e-9);

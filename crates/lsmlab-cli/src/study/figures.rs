@@ -159,6 +159,7 @@ pub fn panels(f: &Figure, summary: &[SummaryRow], cells: &[Cell], axes: &[String
                     categories: (!numeric).then(|| xs.clone()),
                     series,
                     log_x: numeric && f.log_x,
+                    log_y: f.log_y,
                     mark: None,
                 },
                 table,
@@ -237,6 +238,7 @@ pub fn timeseries(f: &Figure, dir: &Path, ids: &[(String, String)]) -> Vec<Chart
             categories: None,
             series,
             log_x: false,
+            log_y: false,
             mark: None,
         });
     }

@@ -388,7 +388,13 @@ pub fn finish(dir: &Path) -> CliResult<PathBuf> {
     )?;
     write(&dir.join("summary.json"), &json(&summary)?)?;
     let engine_names: Vec<String> = expanded.engines.iter().map(|e| e.name.clone()).collect();
-    let compare = analysis::compare(&records, &expanded.cells, &engine_names, &summary);
+    let compare = analysis::compare(
+        &records,
+        &expanded.cells,
+        &engine_names,
+        &summary,
+        expanded.plan.compare.as_deref(),
+    );
     write(&dir.join("compare.csv"), &analysis::compare_csv(&compare))?;
     let input = report::Input {
         dir,

@@ -52,6 +52,10 @@ pub struct Plan {
     /// The scale used when the command line names none (default: the first of quick, then any).
     #[serde(default)]
     pub default_scale: Option<String>,
+    /// Axes whose values are compared with each other (variant vs variant); default: every
+    /// axis. Leave out axes whose values are different questions (e.g. YCSB workloads).
+    #[serde(default)]
+    pub compare: Option<Vec<String>>,
     /// Figures (tables and plots) the report shows.
     #[serde(default)]
     pub figure: Vec<Figure>,
@@ -213,7 +217,8 @@ impl Plan {
             let msg = e.message().trim().replace('\n', " ");
             match e.span() {
                 Some(span) => {
-                    let line = text[..span.start.min(text.len())].lines().count().max(1);
+                    let before = text.get(..span.start).unwrap_or(text);
+                    let line = before.lines().count().max(1);
                     CliError::new(format!("plan: line {line}: {msg}"))
                 }
                 None => CliError::new(format!("plan: {msg}")),
@@ -262,6 +267,13 @@ impl Plan {
             if !self.scale.contains_key(d) {
                 return Err(CliError::new(format!(
                     "default_scale: {d:?} is not a [scale.X] of the plan"
+                )));
+            }
+        }
+        for a in self.compare.iter().flatten() {
+            if !self.matrix.contains_key(a) {
+                return Err(CliError::new(format!(
+                    "compare: {a:?} is not an axis of [matrix]"
                 )));
             }
         }
@@ -378,6 +390,34 @@ bench = "fillseq"
         assert!(e.0.contains("matrix.bloom_bits"), "{e}");
         let e = Plan::parse(&format!("{MINIMAL}[matrix]\nbloom_bits = []\n")).unwrap_err();
         assert!(e.0.contains("empty"), "{e}");
+    }
+
+    #[test]
+    fn damaged_plans_give_errors_not_panics() {
+        // Every prefix and every single-byte change of a real plan: parse or a one-line error.
+        let text = include_str!("../../../../experiments/seed002.toml");
+        let bytes = text.as_bytes();
+        let check = |t: &str| {
+            if let Err(e) = Plan::parse(t) {
+                assert!(!e.0.contains('\n'), "{e}");
+            }
+        };
+        for end in (0..bytes.len()).step_by(7) {
+            if let Ok(t) = std::str::from_utf8(&bytes[..end]) {
+                check(t);
+            }
+        }
+        for (i, b) in [b'"', b'[', b'=', b'\n', b'x', b'1', 0xC3]
+            .iter()
+            .cycle()
+            .take(400)
+            .enumerate()
+        {
+            let mut v = bytes.to_vec();
+            let at = (i * 104_729) % v.len();
+            v[at] = *b;
+            check(&String::from_utf8_lossy(&v));
+        }
     }
 
     #[test]

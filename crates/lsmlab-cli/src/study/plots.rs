@@ -55,6 +55,8 @@ pub struct Chart {
     pub series: Vec<Series>,
     /// Plot log10(x) with the original values as labels.
     pub log_x: bool,
+    /// Plot log10(y) (values ≤ 0 left out), with the original values as labels.
+    pub log_y: bool,
     /// A vertical mark and its text (e.g. the crossover).
     pub mark: Option<(f64, String)>,
 }
@@ -94,11 +96,19 @@ where
 {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     root.fill(&WHITE).map_err(e)?;
+    let logged;
+    let c = if c.log_y {
+        logged = log_y(c);
+        &logged
+    } else {
+        c
+    };
     let tx = |x: f64| if c.log_x && x > 0.0 { x.log10() } else { x };
     let pts = c.series.iter().flat_map(|s| s.points.iter());
     let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
-    let mut y1: f64 = 0.0;
-    let mut y0: f64 = 0.0;
+    // Linear axes start at 0; a log axis starts at the smallest value.
+    let mut y1: f64 = if c.log_y { f64::NEG_INFINITY } else { 0.0 };
+    let mut y0: f64 = if c.log_y { f64::INFINITY } else { 0.0 };
     for p in pts {
         x0 = x0.min(tx(p.x));
         x1 = x1.max(tx(p.x));
@@ -120,10 +130,18 @@ where
         let pad = (x1 - x0) * 0.04;
         (x0, x1) = (x0 - pad, x1 + pad);
     }
+    if !y0.is_finite() || !y1.is_finite() {
+        (y0, y1) = (0.0, 1.0);
+    }
     if y1 <= y0 {
         y1 = y0 + 1.0;
     }
-    let y1 = y1 * 1.12;
+    let y1 = if c.log_y {
+        y1 + (y1 - y0) * 0.12
+    } else {
+        y1 * 1.12
+    };
+    let y0 = if c.log_y { y0 - (y1 - y0) * 0.05 } else { y0 };
     let mut chart = ChartBuilder::on(&root)
         .caption(&c.title, (FAMILY, 20))
         .margin(12)
@@ -145,6 +163,7 @@ where
         None if log_x => fmt_num(10f64.powf(*x)),
         None => fmt_num(*x),
     };
+    let log_y_axis = c.log_y;
     let n_cats = c.categories.as_ref().map(|v| v.len()).unwrap_or(10);
     let mut mesh = chart.configure_mesh();
     if c.categories.is_some() {
@@ -159,7 +178,13 @@ where
             10
         })
         .x_label_formatter(&xfmt)
-        .y_label_formatter(&|y| fmt_num(*y))
+        .y_label_formatter(&|y| {
+            if log_y_axis {
+                fmt_num(10f64.powf(*y))
+            } else {
+                fmt_num(*y)
+            }
+        })
         .label_style((FAMILY, 13))
         .axis_desc_style((FAMILY, 14))
         .light_line_style(WHITE.mix(0.0))
@@ -174,7 +199,10 @@ where
             let bars = s.points.iter().map(|p| {
                 let left = p.x - 0.4 + si as f64 * w;
                 Rectangle::new(
-                    [(left, 0.0), (left + w * 0.92, p.y)],
+                    [
+                        (left, if log_y_axis { y0 } else { 0.0 }),
+                        (left + w * 0.92, p.y),
+                    ],
                     col.mix(0.85).filled(),
                 )
             });
@@ -247,6 +275,26 @@ where
     Ok(())
 }
 
+/// The chart with log10 of every y (points with y ≤ 0 dropped, CI ends ≤ 0 left open).
+fn log_y(c: &Chart) -> Chart {
+    let l = |v: f64| if v > 0.0 { v.log10() } else { f64::NAN };
+    let mut out = c.clone();
+    for s in &mut out.series {
+        s.points = s
+            .points
+            .iter()
+            .filter(|p| p.y > 0.0)
+            .map(|p| Point {
+                x: p.x,
+                y: l(p.y),
+                lo: l(p.lo),
+                hi: l(p.hi),
+            })
+            .collect();
+    }
+    out
+}
+
 /// Size of every plot, pixels.
 pub const SIZE: (u32, u32) = (900, 460);
 
@@ -295,6 +343,7 @@ mod tests {
                 },
             ],
             log_x: false,
+            log_y: false,
             mark: Some((0.5, "cross".into())),
         }
     }
@@ -321,5 +370,11 @@ mod tests {
         empty.series.clear();
         empty.log_x = true;
         svg(&empty).unwrap();
+        let mut logged = chart(false);
+        logged.log_y = true;
+        logged.series[0].points[0].y = 0.0;
+        let s = svg(&logged).unwrap();
+        assert!(s.contains("lsmlab"));
+        assert_eq!(log_y(&logged).series[0].points.len(), 1, "y = 0 has no log");
     }
 }

@@ -41,11 +41,22 @@ fn run_child(
 ) -> CliResult<(std::process::ExitStatus, Vec<Sample>)> {
     let out = std::fs::File::create(stdout).map_err(|e| io_err(stdout, e))?;
     let err = std::fs::File::create(stderr).map_err(|e| io_err(stderr, e))?;
-    let mut child = Command::new(binary)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
+    let mut cmd = Command::new(binary);
+    cmd.args(args).stdin(Stdio::null()).stdout(out).stderr(err);
+    // A run must not outlive the study: if `lsmlab run` is killed, an orphaned run would go on
+    // writing its database while `--resume` starts the same run again on the same path.
+    // SAFETY: prctl with PR_SET_PDEATHSIG only sets a flag of the calling (child) process and
+    // is async-signal-safe, as pre_exec requires.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd
         .spawn()
         .map_err(|e| CliError::new(format!("cannot start {binary}: {e}")))?;
     let mut sampler = Sampler::new(child.id());

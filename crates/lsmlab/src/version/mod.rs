@@ -17,7 +17,7 @@ use crate::filename::{blob_path, table_path};
 use crate::key::{compare_internal, parse_internal_key, user_key, SequenceNumber};
 use crate::memtable::Lookup;
 use crate::sst::TableGet;
-use crate::stats::{Statistics, Ticker};
+use crate::stats::{HistogramKind, Statistics, Ticker};
 use crate::table_cache::TableCache;
 use parking_lot::Mutex;
 use std::cmp::Ordering;
@@ -328,6 +328,7 @@ impl Version {
             }
         }
         stats.add(Ticker::FilesProbed, checked);
+        stats.record(HistogramKind::FilesProbedPerGet, checked);
         let Some((ikey, value, at)) = hit else {
             return Ok((Lookup::Absent, None));
         };
