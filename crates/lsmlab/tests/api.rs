@@ -102,6 +102,7 @@ fn opening_a_file_or_a_missing_db_without_create_fails_clearly() {
     )
     .expect_err("must fail");
     assert!(e.to_string().contains("create_if_missing"), "{e}");
+    assert!(!missing.exists(), "a refused open leaves nothing behind");
 }
 
 #[test]

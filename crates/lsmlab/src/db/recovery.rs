@@ -34,6 +34,14 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             )));
         }
     }
+    // Refused before anything is created: a missing database stays missing (no directory, no
+    // LOCK left behind). Checked again under the lock below, where it counts.
+    if !opts.create_if_missing && !env.fs.exists(&current_path(dir)) {
+        return Err(Error::NotADatabase(format!(
+            "{} is not a database (no CURRENT file) and create_if_missing is false",
+            dir.display()
+        )));
+    }
     env.fs.create_dir_all(dir)?;
     let wal_dir = opts.wal_dir_for(dir);
     env.fs.create_dir_all(&wal_dir)?;
