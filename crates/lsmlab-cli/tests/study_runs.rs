@@ -70,6 +70,22 @@ fn runs_set(dir: &Path) -> (Pairs, Pairs) {
     (keys, found)
 }
 
+/// Every run's `result.json` without its metrics: id, status and error.
+fn records(dir: &Path) -> String {
+    let mut out = String::new();
+    for e in std::fs::read_dir(dir.join("runs")).unwrap().flatten() {
+        let text = std::fs::read_to_string(e.path().join("result.json")).unwrap_or_default();
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        out += &format!(
+            "{}: {} {}\n",
+            e.file_name().to_string_lossy(),
+            doc["status"],
+            doc["error"]
+        );
+    }
+    out
+}
+
 #[test]
 fn a_study_writes_its_results_directory() {
     let tmp = tempfile::tempdir().unwrap();
@@ -176,7 +192,14 @@ fn resume_after_a_killed_study_gives_the_same_runs() {
     let _ = child.wait();
     let (code, _, stderr) = lsmlab(&["run", "--resume", cut.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(runs_set(&whole), runs_set(&cut));
+    assert_eq!(
+        runs_set(&whole),
+        runs_set(&cut),
+        "resume printed:\n{stderr}\nrecords of the resumed study:\n{}",
+        records(&cut)
+    );
+    // No database of the killed attempt is left behind.
+    assert!(!cut.join("db").exists());
     assert!(!std::fs::read_dir(cut.join("runs"))
         .unwrap()
         .flatten()

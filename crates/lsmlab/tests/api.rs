@@ -201,3 +201,33 @@ fn failed_writes_stop_the_database_and_lose_nothing_acknowledged() {
         );
     }
 }
+
+#[test]
+fn latency_histograms_are_recorded_only_with_statistics() {
+    use lsmlab::HistogramKind;
+    for statistics in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(
+            dir.path(),
+            Options {
+                statistics,
+                ..opts()
+            },
+        )
+        .unwrap();
+        db.put(b"k", b"v").unwrap();
+        assert_eq!(db.get(b"k").unwrap(), Some(b"v".to_vec()));
+        let mut it = db.iter(&ReadOptions::default()).unwrap();
+        it.seek(b"k");
+        assert!(it.valid());
+        let count = |h| db.statistics().histogram(h).count;
+        let expected = u64::from(statistics);
+        for h in [
+            HistogramKind::DbWrite,
+            HistogramKind::DbGet,
+            HistogramKind::DbSeek,
+        ] {
+            assert_eq!(count(h), expected, "{h:?} with statistics={statistics}");
+        }
+    }
+}

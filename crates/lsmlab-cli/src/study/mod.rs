@@ -342,6 +342,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         per_run * (order.len() - skipped) as f64 / 60.0,
         dir.display()
     );
+    runner::clear_stale_databases(&db_dir, &order);
     let mut progress = runner::Progress::new(order.len(), skipped);
     let mut failed = 0;
     for (i, key) in order.iter().enumerate() {

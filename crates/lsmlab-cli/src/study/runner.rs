@@ -45,13 +45,20 @@ fn run_child(
     cmd.args(args).stdin(Stdio::null()).stdout(out).stderr(err);
     // A run must not outlive the study: if `lsmlab run` is killed, an orphaned run would go on
     // writing its database while `--resume` starts the same run again on the same path.
-    // SAFETY: prctl with PR_SET_PDEATHSIG only sets a flag of the calling (child) process and
-    // is async-signal-safe, as pre_exec requires.
+    // If the study died between fork and prctl, no signal will ever come: the child checks that
+    // its parent is still the study after setting the flag, and gives up otherwise.
+    let study = std::process::id() as libc::pid_t;
+    // SAFETY: prctl with PR_SET_PDEATHSIG only sets a flag of the calling (child) process, and
+    // getppid reads its parent; both are async-signal-safe, as pre_exec requires, and the error
+    // path builds its value without allocating.
     unsafe {
         use std::os::unix::process::CommandExt;
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() != study {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
             }
             Ok(())
         });
@@ -95,7 +102,11 @@ fn execute(ctx: &Context, key: &RunKey, order: usize, tmp: &Path) -> CliResult<R
         .iter()
         .find(|e| e.name == key.engine)
         .ok_or_else(|| CliError::new(format!("engine {} is not resolved", key.engine)))?;
-    let db = ctx.db_dir.join(key.id());
+    // A database of its own for each attempt: a run of a killed study may still be dying (its
+    // last system call finishing) when `--resume` starts the same run again.
+    let db = ctx
+        .db_dir
+        .join(format!("{}.{}", key.id(), std::process::id()));
     let _ = std::fs::remove_dir_all(&db);
     std::fs::create_dir_all(ctx.db_dir).map_err(|e| io_err(ctx.db_dir, e))?;
     let mut rec = RunRecord {
@@ -207,6 +218,24 @@ pub fn step_label(step: &super::plan::Step, i: usize) -> String {
         Ok(StepKind::YcsbLoad) => "load".into(),
         Ok(StepKind::YcsbRun) => "run".into(),
         _ => format!("step{i}"),
+    }
+}
+
+/// Removes the databases that runs of an earlier, killed attempt at this study left in
+/// `db_dir` (`ID.PID` of a run id of `order`); anything else there is not the study's to touch.
+pub fn clear_stale_databases(db_dir: &Path, order: &[RunKey]) {
+    let Ok(rd) = std::fs::read_dir(db_dir) else {
+        return;
+    };
+    let ids: std::collections::HashSet<String> = order.iter().map(RunKey::id).collect();
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some((id, pid)) = name.rsplit_once('.') else {
+            continue;
+        };
+        if ids.contains(id) && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
     }
 }
 

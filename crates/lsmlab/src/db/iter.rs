@@ -5,7 +5,7 @@ use crate::blob::BlobCache;
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, MergingIterator};
 use crate::key::{lookup_key, parse_internal_key, SequenceNumber, ValueKind};
-use crate::stats::{Statistics, Ticker};
+use crate::stats::{HistogramKind, Statistics, Ticker};
 use crate::version::Version;
 use std::sync::Arc;
 
@@ -22,6 +22,8 @@ pub struct DbIterator {
     iter: MergingIterator,
     seq: SequenceNumber,
     stats: Arc<Statistics>,
+    /// Record seek latencies (`Options::statistics`): two clock reads per seek.
+    timed: bool,
     blobs: Arc<BlobCache>,
     /// Keeps the tables and blob files the iterator may read from being deleted.
     _version: Arc<Version>,
@@ -37,6 +39,7 @@ impl DbIterator {
         iter: MergingIterator,
         seq: SequenceNumber,
         stats: Arc<Statistics>,
+        timed: bool,
         blobs: Arc<BlobCache>,
         version: Arc<Version>,
     ) -> DbIterator {
@@ -44,6 +47,7 @@ impl DbIterator {
             iter,
             seq,
             stats,
+            timed,
             blobs,
             _version: version,
             dir: Direction::Forward,
@@ -174,10 +178,15 @@ impl DbIterator {
 
     /// To the first key ≥ `key`.
     pub fn seek(&mut self, key: &[u8]) {
+        let start = self.timed.then(std::time::Instant::now);
         self.stats.add(Ticker::NumberDbSeek, 1);
         self.dir = Direction::Forward;
         self.iter.seek(&lookup_key(key, self.seq));
         self.find_next(None);
+        if let Some(t) = start {
+            self.stats
+                .record(HistogramKind::DbSeek, t.elapsed().as_micros() as u64);
+        }
     }
 
     /// To the last key ≤ `key`.

@@ -287,6 +287,7 @@ impl Db {
             MergingIterator::new(children),
             seq,
             inner.stats.clone(),
+            inner.opts.statistics,
             inner.blobs.clone(),
             sv.version.clone(),
         ))
