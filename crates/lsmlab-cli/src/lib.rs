@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod engine;
 pub mod error;
 pub mod inspect;
 pub mod report;

@@ -99,7 +99,7 @@ fn readseq_and_readreverse_visit_every_key_and_readmissing_none() {
     let m = rec(&recs, "readmissing");
     assert_eq!((m.reads, m.found), (400, 0));
     // readseq counts bytes: key 16 + value 100 per entry.
-    assert_eq!(rec(&recs, "readseq").lsmlab.bytes_returned, 400 * 116);
+    assert_eq!(rec(&recs, "readseq").lsmlab.bytes_returned(), 400 * 116);
 }
 
 #[test]
@@ -354,8 +354,8 @@ fn blob_files_store_the_values_and_write_amplification_counts_them_once() {
     let r = rec(&blob, "readrandom");
     assert_eq!((r.reads, r.found), (500, 500));
     let (wi, wb) = (
-        rec(&inline, "fillseq").lsmlab.write_amp.unwrap(),
-        rec(&blob, "fillseq").lsmlab.write_amp.unwrap(),
+        rec(&inline, "fillseq").lsmlab.write_amp().unwrap(),
+        rec(&blob, "fillseq").lsmlab.write_amp().unwrap(),
     );
     // Values are written once, to blob files, by the flush: about the same bytes as inline
     // tables at this size (fillseq makes no compaction rewrite values), not twice as many.
@@ -363,5 +363,12 @@ fn blob_files_store_the_values_and_write_amplification_counts_them_once() {
         wb > 0.8 && wb < 1.3 * wi.max(1.0),
         "write amplification with blob files {wb}, inline {wi}"
     );
-    assert!(rec(&blob, "fillseq").lsmlab.blob_gc_floatup_bytes > 1_500_000);
+    assert!(
+        rec(&blob, "fillseq")
+            .lsmlab
+            .lsmlab()
+            .unwrap()
+            .blob_gc_floatup_bytes
+            > 1_500_000
+    );
 }

@@ -1,10 +1,10 @@
 //! YCSB load and run phases on one database: the operation counts add up and every read finds
 //! a loaded key.
 
-use lsmlab::{Db, Options};
+use lsmlab_cli::engine::lsmlab::LsmlabStore;
 use lsmlab_cli::ycsb::properties::Properties;
 use lsmlab_cli::ycsb::workload::{CoreWorkload, Op};
-use lsmlab_cli::ycsb::{builtin, parse, run_phase, Phase};
+use lsmlab_cli::ycsb::{builtin, engine_options, parse, run_phase, Phase};
 
 fn workload(name: &str, overrides: &[&str]) -> CoreWorkload {
     let mut p = Properties::default();
@@ -15,9 +15,11 @@ fn workload(name: &str, overrides: &[&str]) -> CoreWorkload {
     CoreWorkload::from_properties(&p).unwrap()
 }
 
-fn loaded_db(records: u64) -> (tempfile::TempDir, Db) {
+fn loaded_db(records: u64) -> (tempfile::TempDir, LsmlabStore) {
     let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(dir.path(), Options::default()).unwrap();
+    // The options `lsmlab ycsb` opens with when no property sets one.
+    let flags = engine_options::flags(&Properties::default()).unwrap().0;
+    let db = LsmlabStore::open(dir.path().to_str().unwrap(), &flags, true).unwrap();
     let w = workload("workloada", &[&format!("recordcount={records}")]);
     let r = run_phase(&db, &w, Phase::Load).unwrap();
     assert_eq!(r.operations, records);
@@ -28,7 +30,7 @@ fn loaded_db(records: u64) -> (tempfile::TempDir, Db) {
 #[test]
 fn load_inserts_recordcount_distinct_keys() {
     let (_d, db) = loaded_db(500);
-    let mut it = db.iter(&Default::default()).unwrap();
+    let mut it = db.db().iter(&Default::default()).unwrap();
     it.seek_to_first();
     let mut n = 0;
     while it.valid() {

@@ -287,6 +287,9 @@ flags! {
     fslsm_device_write_micros: f64 = 200.0;
     /// lsmlab: write every figure of the run to this JSON file.
     json: String = String::new();
+    /// lsmlab: the engine the benchmarks run on: lsmlab (this program's), rocksdb or leveldb
+    /// (the libraries, when built with the cargo features of the same names; docs/engines.md).
+    engine: String = "lsmlab".to_string();
 }
 
 /// db_bench flags lsmlab knows but does not implement yet: refused by name, never ignored.
@@ -506,6 +509,7 @@ pub fn parse(args: &[String]) -> CliResult<Parsed> {
         ));
     }
     flags.validate()?;
+    crate::engine::check_flags(flags.engine_kind()?, &flags, &set, "--")?;
     Ok(Parsed::Run {
         flags: Box::new(flags),
         explicit: set,
@@ -593,8 +597,14 @@ impl BenchFlags {
         })
     }
 
+    /// The engine of `--engine`.
+    pub fn engine_kind(&self) -> CliResult<crate::engine::EngineKind> {
+        crate::engine::EngineKind::parse("--engine", &self.engine)
+    }
+
     /// Checks every value and the values against each other.
     pub fn validate(&self) -> CliResult<()> {
+        self.engine_kind()?;
         self.benchmark_list()?;
         self.compression()?;
         super::layout::check(self)?;

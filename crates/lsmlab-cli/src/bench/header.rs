@@ -123,6 +123,11 @@ pub fn header(flags: &BenchFlags) -> String {
         "none".to_string()
     };
     let _ = writeln!(s, "Filter:     {filter}");
+    let engine = flags
+        .engine_kind()
+        .map(|k| k.describe())
+        .unwrap_or_else(|e| e.to_string());
+    let _ = writeln!(s, "Engine:     {engine}");
     s.push_str("------------------------------------------------\n");
     s
 }

@@ -1,7 +1,7 @@
 //! The `--json=FILE` document: every figure of a run, for the lab and notebooks.
 
 use super::flags::BenchFlags;
-use crate::report::engine::LsmFigures;
+use crate::report::figures::Figures;
 use crate::report::latency::LatencySummary;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -34,7 +34,7 @@ pub struct BenchmarkRecord {
     /// Latency per operation type (`read`, `write`, `delete`, `seek`), microseconds.
     pub latency_us: BTreeMap<String, LatencySummary>,
     /// The lsmlab block (with every ticker's delta).
-    pub lsmlab: LsmFigures,
+    pub lsmlab: Figures,
 }
 
 /// The whole run.
@@ -44,6 +44,8 @@ pub struct RunRecord {
     pub tool: &'static str,
     /// lsmlab's version.
     pub version: &'static str,
+    /// The engine the benchmarks ran on: name, version and how it was built.
+    pub engine: String,
     /// Seconds since the Unix epoch at the start.
     pub started_unix: u64,
     /// The database directory.

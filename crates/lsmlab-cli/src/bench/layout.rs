@@ -29,6 +29,7 @@ const NOT_ENGINE: &[&str] = &[
     "batch_size",
     "seek_nexts",
     "json",
+    "engine",
 ];
 
 /// Names of the engine options settable by flag name.

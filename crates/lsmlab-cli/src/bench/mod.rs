@@ -15,11 +15,11 @@ pub mod stats;
 pub mod valuegen;
 pub mod workloads;
 
+use crate::engine::{self, EngineKind, Store};
 use crate::error::{CliError, CliResult};
-use crate::report::engine::{ClientCounts, EngineSnapshot, LsmFigures};
+use crate::report::engine::ClientCounts;
 use flags::{BenchFlags, Parsed};
 use json::{BenchmarkRecord, RunRecord};
-use lsmlab::Db;
 use random::Random64;
 use rate_limit::WriteRateLimiter;
 use reporter::ReportSettings;
@@ -58,11 +58,12 @@ fn io_err(e: std::io::Error) -> CliError {
     CliError::new(format!("writing output: {e}"))
 }
 
-/// A running db_bench session: the database and the thread-seed counter.
+/// A running db_bench session: the store and the thread-seed counter.
 struct Session<'a> {
     flags: &'a BenchFlags,
+    kind: EngineKind,
     path: String,
-    db: Option<Db>,
+    db: Option<Box<dyn Store>>,
     seed: u64,
     total_threads: u64,
     progress: bool,
@@ -70,24 +71,28 @@ struct Session<'a> {
 
 impl Session<'_> {
     fn open(&mut self) -> CliResult<()> {
-        let mut opts = self.flags.options();
         // As db_bench: --use_existing_db reads a database that must already be there.
-        opts.create_if_missing = !self.flags.use_existing_db;
-        // Checked here too: the engine makes the directory and its LOCK before it refuses.
+        // Checked here: an engine may make the directory and its LOCK before it refuses.
         if self.flags.use_existing_db && !Path::new(&self.path).join("CURRENT").exists() {
             return Err(CliError::new(format!(
                 "--use_existing_db: no database at {} (no CURRENT file); load one first or set --use_existing_db=0",
                 self.path
             )));
         }
-        let db = Db::open(&self.path, opts).map_err(|e| {
+        let db = engine::open(
+            self.kind,
+            &self.path,
+            self.flags,
+            !self.flags.use_existing_db,
+        )
+        .map_err(|e| {
             if self.flags.use_existing_db {
                 CliError::new(format!(
                     "--use_existing_db: no database at {} ({e}); load one first or set --use_existing_db=0",
                     self.path
                 ))
             } else {
-                CliError::new(format!("open {}: {e}", self.path))
+                e
             }
         })?;
         self.db = Some(db);
@@ -95,13 +100,16 @@ impl Session<'_> {
     }
 
     fn reopen_fresh(&mut self) -> CliResult<()> {
-        if let Some(db) = self.db.take() {
-            db.close()
-                .map_err(|e| CliError::new(format!("close {}: {e}", self.path)))?;
+        match self.db.take() {
+            Some(db) => {
+                self.db = Some(db.reopen_fresh(&self.path, self.flags)?);
+                Ok(())
+            }
+            None => {
+                engine::destroy(self.kind, &self.path, self.flags)?;
+                self.open()
+            }
         }
-        Db::destroy(&self.path, &self.flags.options())
-            .map_err(|e| CliError::new(format!("destroy {}: {e}", self.path)))?;
-        self.open()
     }
 
     fn report_settings(&self) -> ReportSettings {
@@ -114,9 +122,9 @@ impl Session<'_> {
         }
     }
 
-    fn db(&self) -> CliResult<&Db> {
+    fn db(&self) -> CliResult<&dyn Store> {
         self.db
-            .as_ref()
+            .as_deref()
             .ok_or_else(|| CliError::new("the database is not open"))
     }
 
@@ -137,7 +145,6 @@ impl Session<'_> {
             db,
             flags: self.flags,
             key_size,
-            write_options: self.flags.write_options(),
             num_done: AtomicUsize::new(0),
             num_threads: n,
         };
@@ -202,31 +209,13 @@ impl Session<'_> {
     }
 }
 
-fn property_text(db: &Db, name: &str) -> String {
+fn property_text(db: &dyn Store, name: &str) -> String {
     db.property(name).unwrap_or_else(|| "n/a".to_string())
 }
 
-/// The `--statistics` dump: the engine's tickers and histograms (float-ups among them), plus
-/// lsmlab's filter lines and the layout's state: read ratio (per mille), level 0's trigger and
-/// each level's target bytes now.
-pub fn statistics_text(db: &Db) -> String {
-    let mut s = db.statistics().to_rocksdb_string();
-    let levels = db.options().num_levels.saturating_sub(1);
-    let mut names = vec![
-        "lsmlab.filter.bytes".to_string(),
-        "lsmlab.filter.keys".to_string(),
-        "lsmlab.read-ratio-permille".to_string(),
-        "lsmlab.level0-compaction-trigger".to_string(),
-    ];
-    names.extend((1..levels).map(|l| format!("lsmlab.max-bytes-for-level{l}")));
-    for name in &names {
-        let v = db
-            .property_int(name)
-            .map(|v| v.to_string())
-            .unwrap_or_else(|| "n/a".to_string());
-        s.push_str(&format!("{name} COUNT : {v}\n"));
-    }
-    s
+/// The `--statistics` dump of an lsmlab database (see `engine::lsmlab::statistics_text`).
+pub fn statistics_text(db: &lsmlab::Db) -> String {
+    engine::lsmlab::statistics_text(db)
 }
 
 /// Runs every benchmark of `flags`, printing to `out`; returns the figures of each.
@@ -261,12 +250,13 @@ pub fn run(
         )
     };
     let path = flags.db_path();
+    let kind = flags.engine_kind()?;
     if !flags.use_existing_db {
-        Db::destroy(&path, &flags.options())
-            .map_err(|e| CliError::new(format!("destroy {path}: {e}")))?;
+        engine::destroy(kind, &path, flags)?;
     }
     let mut session = Session {
         flags,
+        kind,
         path: path.clone(),
         db: None,
         seed,
@@ -344,7 +334,7 @@ pub fn run(
             session.reopen_fresh()?;
         }
         writeln!(out, "DB path: [{path}]").map_err(io_err)?;
-        let before = EngineSnapshot::take(session.db()?);
+        let before = session.db()?.snapshot();
         let thread_stats = session.run_threads(threads, key_size, method)?;
         let merged = BenchStats::merge(&thread_stats);
         if progress {
@@ -359,11 +349,10 @@ pub fn run(
             write!(out, "{}", merged.histogram_text()).map_err(io_err)?;
         }
         let db = session.db()?;
-        let after = EngineSnapshot::take(db);
-        let figures = LsmFigures::between(
+        let after = db.snapshot();
+        let figures = db.figures(
             &before,
             &after,
-            db,
             Path::new(&path),
             ClientCounts {
                 bytes_written: merged.client_bytes_written,
@@ -394,12 +383,13 @@ pub fn run(
     }
     let db = session.db()?;
     if flags.statistics {
-        writeln!(out, "STATISTICS:\n{}", statistics_text(db)).map_err(io_err)?;
+        writeln!(out, "STATISTICS:\n{}", db.statistics_text()).map_err(io_err)?;
     }
     if let Some(file) = json_file.as_mut() {
         let doc = RunRecord {
             tool: "lsmlab bench",
             version: env!("CARGO_PKG_VERSION"),
+            engine: kind.describe(),
             started_unix,
             db: path.clone(),
             seed,
@@ -413,8 +403,7 @@ pub fn run(
             .map_err(|e| CliError::new(format!("--json: cannot write {}: {e}", flags.json)))?;
     }
     if let Some(db) = session.db.take() {
-        db.close()
-            .map_err(|e| CliError::new(format!("close {path}: {e}")))?;
+        db.close()?;
     }
     Ok(records)
 }

@@ -3,8 +3,8 @@
 //! time) and its `--stats_interval_seconds` lines (with `--stats_per_interval`, followed by
 //! the engine's `rocksdb.stats`).
 
+use crate::engine::Store;
 use crate::error::{CliError, CliResult};
-use lsmlab::Db;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -55,7 +55,7 @@ pub fn run(
     ops: &AtomicU64,
     stop: &AtomicBool,
     threads: usize,
-    db: &Db,
+    db: &dyn Store,
 ) {
     let start = Instant::now();
     let (mut last_row, mut last_row_ops) = (start, 0u64);

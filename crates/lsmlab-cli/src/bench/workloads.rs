@@ -7,20 +7,18 @@ use super::random::Random64;
 use super::rate_limit::WriteRateLimiter;
 use super::stats::{OpType, ThreadStats};
 use super::valuegen::ValueGenerator;
-use crate::error::{CliError, CliResult};
-use lsmlab::{Db, ReadOptions, WriteBatch, WriteOptions};
+use crate::engine::Store;
+use crate::error::CliResult;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What the threads of one benchmark share.
 pub struct Shared<'a> {
-    /// The database.
-    pub db: &'a Db,
+    /// The store.
+    pub db: &'a dyn Store,
     /// The flags of the run.
     pub flags: &'a BenchFlags,
     /// Key size of this benchmark (readmissing adds one byte).
     pub key_size: usize,
-    /// Options of every write.
-    pub write_options: WriteOptions,
     /// Threads that have finished.
     pub num_done: AtomicUsize,
     /// Threads of the benchmark.
@@ -42,10 +40,6 @@ pub struct ThreadState {
 /// A benchmark body.
 pub type Method = fn(&Shared<'_>, &mut ThreadState) -> CliResult<()>;
 
-fn engine(what: &str, e: lsmlab::Error) -> CliError {
-    CliError::new(format!("{what}: {e}"))
-}
-
 /// db_bench's `DoWrite`: `--writes` puts in batches of `--batch_size` (whole batches only).
 fn do_write(sh: &Shared<'_>, t: &mut ThreadState, order: KeyOrder) -> CliResult<()> {
     let f = sh.flags;
@@ -60,21 +54,19 @@ fn do_write(sh: &Shared<'_>, t: &mut ThreadState, order: KeyOrder) -> CliResult<
     let mut values = ValueGenerator::new(f.compression_ratio, f.value_size);
     let mut key = Vec::with_capacity(sh.key_size);
     let mut bytes = 0;
+    let mut batch = sh.db.writer();
     // As db_bench's `Duration::Done(batch)`: only whole batches, while they fit in the count.
     let n = f.batch_size as u64;
     while budget.take(n) {
         if let Some(l) = t.write_limiter.as_mut() {
             l.request(n * (sh.key_size + f.value_size) as u64);
         }
-        let mut batch = WriteBatch::new();
         for _ in 0..n {
             generate_key(keys.next(&mut t.rand), sh.key_size, &mut key);
             batch.put(&key, values.generate(f.value_size));
             bytes += (sh.key_size + f.value_size) as u64;
         }
-        sh.db
-            .write(&sh.write_options, batch)
-            .map_err(|e| engine("put error", e))?;
+        batch.commit()?;
         t.stats.finished_ops(n, OpType::Write);
     }
     t.stats.bytes += bytes;
@@ -98,16 +90,14 @@ pub fn delete_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
     let mut budget = OpBudget::new(f.deletes_per_thread(), f.duration);
     let mut keys = KeyGenerator::new(KeyOrder::Random, f.num);
     let mut key = Vec::with_capacity(sh.key_size);
+    let mut batch = sh.db.writer();
     let n = f.batch_size as u64;
     while budget.take(n) {
-        let mut batch = WriteBatch::new();
         for _ in 0..n {
             generate_key(keys.next(&mut t.rand), sh.key_size, &mut key);
             batch.delete(&key);
         }
-        sh.db
-            .write(&sh.write_options, batch)
-            .map_err(|e| engine("delete error", e))?;
+        batch.commit()?;
         t.stats.finished_ops(n, OpType::Delete);
     }
     Ok(())
@@ -117,14 +107,15 @@ pub fn delete_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
 pub fn read_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
     let f = sh.flags;
     let mut key = Vec::with_capacity(sh.key_size);
+    let mut value = Vec::new();
     let (mut read, mut found, mut bytes) = (0u64, 0u64, 0u64);
     let mut budget = OpBudget::new(f.reads_per_thread(), f.duration);
     while budget.take(1) {
         generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
         read += 1;
-        if let Some(v) = sh.db.get(&key).map_err(|e| engine("get error", e))? {
+        if sh.db.get(&key, &mut value)? {
             found += 1;
-            bytes += (key.len() + v.len()) as u64;
+            bytes += (key.len() + value.len()) as u64;
         }
         t.stats.finished_ops(1, OpType::Read);
     }
@@ -134,10 +125,7 @@ pub fn read_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
 }
 
 fn read_scan(sh: &Shared<'_>, t: &mut ThreadState, reverse: bool) -> CliResult<()> {
-    let mut it = sh
-        .db
-        .iter(&ReadOptions::default())
-        .map_err(|e| engine("iterator error", e))?;
+    let mut it = sh.db.iter()?;
     if reverse {
         it.seek_to_last();
     } else {
@@ -155,7 +143,7 @@ fn read_scan(sh: &Shared<'_>, t: &mut ThreadState, reverse: bool) -> CliResult<(
             it.next();
         }
     }
-    it.status().map_err(|e| engine("iterator error", e))?;
+    it.status()?;
     t.stats.add_reads(i, i, bytes);
     Ok(())
 }
@@ -179,10 +167,7 @@ pub fn seek_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
     while budget.take(1) {
         generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
         // As db_bench without a tailing iterator: a new iterator per seek.
-        let mut it = sh
-            .db
-            .iter(&ReadOptions::default())
-            .map_err(|e| engine("iterator error", e))?;
+        let mut it = sh.db.iter()?;
         // As db_bench's --reverse_iterator: the last key at or before the target, then back.
         if f.reverse_iterator {
             it.seek_for_prev(&key);
@@ -204,7 +189,7 @@ pub fn seek_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
                 it.next();
             }
         }
-        it.status().map_err(|e| engine("iterator error", e))?;
+        it.status()?;
         t.stats.finished_ops(1, OpType::Seek);
     }
     t.stats.add_reads(read, found, bytes);
@@ -220,16 +205,14 @@ pub fn background_writer(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> 
     let mut values = ValueGenerator::new(f.compression_ratio, f.value_size);
     let mut key = Vec::with_capacity(sh.key_size);
     let mut bytes = 0;
+    let mut batch = sh.db.writer();
     while sh.num_done.load(Ordering::Acquire) + 1 < sh.num_threads {
         if let Some(l) = t.write_limiter.as_mut() {
             l.request((sh.key_size + f.value_size) as u64);
         }
         generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
-        let mut batch = WriteBatch::new();
         batch.put(&key, values.generate(f.value_size));
-        sh.db
-            .write(&sh.write_options, batch)
-            .map_err(|e| engine("put error", e))?;
+        batch.commit()?;
         bytes += (sh.key_size + f.value_size) as u64;
         t.stats.finished_ops(1, OpType::Write);
     }
@@ -267,6 +250,8 @@ pub fn read_random_write_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResu
     };
     let mut values = ValueGenerator::new(f.compression_ratio, f.value_size);
     let mut key = Vec::with_capacity(sh.key_size);
+    let mut value = Vec::new();
+    let mut batch = sh.db.writer();
     let (mut reads, mut writes, mut found) = (0u64, 0u64, 0u64);
     let (mut get_weight, mut put_weight) = (0u32, 0u32);
     let mut budget = OpBudget::new(total, f.duration);
@@ -277,9 +262,9 @@ pub fn read_random_write_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResu
             put_weight = 100 - get_weight;
         }
         if get_weight > 0 {
-            if let Some(v) = sh.db.get(&key).map_err(|e| engine("get error", e))? {
+            if sh.db.get(&key, &mut value)? {
                 found += 1;
-                t.stats.client_bytes_returned += (key.len() + v.len()) as u64;
+                t.stats.client_bytes_returned += (key.len() + value.len()) as u64;
             }
             get_weight -= 1;
             reads += 1;
@@ -288,11 +273,8 @@ pub fn read_random_write_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResu
             if let Some(l) = t.write_limiter.as_mut() {
                 l.request((sh.key_size + f.value_size) as u64);
             }
-            let mut batch = WriteBatch::new();
             batch.put(&key, values.generate(f.value_size));
-            sh.db
-                .write(&sh.write_options, batch)
-                .map_err(|e| engine("put error", e))?;
+            batch.commit()?;
             t.stats.client_bytes_written += (sh.key_size + f.value_size) as u64;
             put_weight -= 1;
             writes += 1;
@@ -307,16 +289,14 @@ pub fn read_random_write_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResu
 
 /// flush: one memtable flush.
 pub fn flush(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
-    sh.db.flush().map_err(|e| engine("flush error", e))?;
+    sh.db.flush()?;
     t.stats.finished_ops(1, OpType::Write);
     Ok(())
 }
 
 /// compact: a full manual compaction.
 pub fn compact(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
-    sh.db
-        .compact_range(None, None)
-        .map_err(|e| engine("compact error", e))?;
+    sh.db.compact_all()?;
     t.stats.finished_ops(1, OpType::Write);
     Ok(())
 }

@@ -2,5 +2,7 @@
 //! block of engine figures (amplification, filters, compaction, space, memory, CPU).
 
 pub mod engine;
+pub mod figures;
+pub mod foreign;
 pub mod latency;
 pub mod process;

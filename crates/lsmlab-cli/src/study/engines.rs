@@ -5,6 +5,7 @@
 //! error naming the engine and the flag, never a silent default that would compare unlike runs.
 
 use super::plan::{value_text, Plan, Step, StepKind, Table};
+use crate::engine::EngineKind;
 use crate::error::{CliError, CliResult};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -21,11 +22,15 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn parse(s: &str) -> Option<Kind> {
+    /// The command line, and for lsmlab the engine `--engine=` selects: `lsmlab-rocksdb` and
+    /// `lsmlab-leveldb` are lsmlab's driver on the RocksDB and LevelDB libraries.
+    fn parse(s: &str) -> Option<(Kind, EngineKind)> {
         match s {
-            "lsmlab" => Some(Kind::Lsmlab),
-            "rocksdb" | "db_bench" => Some(Kind::RocksDb),
-            "leveldb" => Some(Kind::LevelDb),
+            "lsmlab" => Some((Kind::Lsmlab, EngineKind::Lsmlab)),
+            "lsmlab-rocksdb" => Some((Kind::Lsmlab, EngineKind::RocksDb)),
+            "lsmlab-leveldb" => Some((Kind::Lsmlab, EngineKind::LevelDb)),
+            "rocksdb" | "db_bench" => Some((Kind::RocksDb, EngineKind::RocksDb)),
+            "leveldb" => Some((Kind::LevelDb, EngineKind::LevelDb)),
             _ => None,
         }
     }
@@ -38,6 +43,9 @@ pub struct Engine {
     pub name: String,
     /// Its command line.
     pub kind: Kind,
+    /// For `lsmlab` runs, the engine of `--engine=` (lsmlab, or a library through lsmlab's
+    /// driver); for db_bench, the library it links.
+    pub driver: EngineKind,
     /// The program.
     pub binary: String,
     /// Flags the binary accepts (RocksDB: read from `--help`).
@@ -84,11 +92,15 @@ impl Engine {
     pub fn resolve(plan: &Plan, name: &str, lsmlab_bin: &Path) -> CliResult<Engine> {
         let spec = plan.engine.get(name).cloned().unwrap_or_default();
         let kind_name = spec.kind.clone().unwrap_or_else(|| name.to_string());
-        let kind = Kind::parse(&kind_name).ok_or_else(|| {
+        let (kind, driver) = Kind::parse(&kind_name).ok_or_else(|| {
             CliError::new(format!(
-                "engine {name}: kind {kind_name:?}; allowed lsmlab, rocksdb, leveldb (set [engine.{name}] kind = ...)"
+                "engine {name}: kind {kind_name:?}; allowed lsmlab, lsmlab-rocksdb, lsmlab-leveldb, rocksdb, leveldb (set [engine.{name}] kind = ...)"
             ))
         })?;
+        if kind == Kind::Lsmlab {
+            EngineKind::parse("--engine", driver.name())
+                .map_err(|e| CliError::new(format!("engine {name}: {e}")))?;
+        }
         let binary = match (&spec.binary, kind) {
             (Some(b), _) => b.clone(),
             (None, Kind::Lsmlab) => lsmlab_bin.display().to_string(),
@@ -118,6 +130,7 @@ impl Engine {
         Ok(Engine {
             name: name.to_string(),
             kind,
+            driver,
             binary,
             known_flags,
         })
@@ -151,6 +164,9 @@ impl Engine {
                     all.push(("statistics".into(), "1".into()));
                 }
                 all.extend(flags.iter().cloned());
+                if self.kind == Kind::Lsmlab && self.driver != EngineKind::Lsmlab {
+                    all.push(("engine".into(), self.driver.name().into()));
+                }
                 all.push(("benchmarks".into(), benches));
                 all.push(("db".into(), db));
                 if !first {
@@ -175,7 +191,7 @@ impl Engine {
             StepKind::YcsbLoad | StepKind::YcsbRun => {
                 if self.kind != Kind::Lsmlab {
                     return Err(CliError::new(format!(
-                        "engine {}: steps[{i}] is a YCSB phase, which only lsmlab runs (db_bench has no YCSB driver)",
+                        "engine {}: steps[{i}] is a YCSB phase, which only lsmlab runs (db_bench has no YCSB driver; kind lsmlab-rocksdb or lsmlab-leveldb runs it on those libraries)",
                         self.name
                     )));
                 }
@@ -205,10 +221,58 @@ impl Engine {
                     }
                 }
                 args.push(format!("--db={db}"));
+                if self.driver != EngineKind::Lsmlab {
+                    args.push(format!("--engine={}", self.driver.name()));
+                }
                 args.push(format!("--json={}", json.display()));
                 Ok(args)
             }
         }
+    }
+
+    /// For lsmlab's driver on a library: the first flag (bench) or engine property (YCSB) of
+    /// the step that the library cannot honour, as `lsmlab bench|ycsb --engine=` would refuse it.
+    fn check_driver(
+        &self,
+        step: &Step,
+        i: usize,
+        flags: &[(String, String)],
+        props: &[(String, String)],
+    ) -> CliResult<()> {
+        if self.kind != Kind::Lsmlab || self.driver == EngineKind::Lsmlab {
+            return Ok(());
+        }
+        let (bench_flags, set, spell): (_, Vec<String>, fn(&str) -> String) = match step.kind(i)? {
+            StepKind::Bench | StepKind::Settle => {
+                let mut f = crate::bench::flags::BenchFlags::default();
+                let mut set = Vec::new();
+                for (k, v) in flags {
+                    f.set_raw(k, v)?;
+                    set.push(k.clone());
+                }
+                if step.kind(i)? == StepKind::Settle {
+                    f.benchmarks = "waitforcompaction".into();
+                } else {
+                    f.benchmarks = step.bench.clone().unwrap_or_default();
+                }
+                (f, set, |n: &str| format!("--{n}"))
+            }
+            StepKind::YcsbLoad | StepKind::YcsbRun => {
+                let mut p = crate::ycsb::properties::Properties::default();
+                for (k, v) in props.iter().filter(|(k, _)| k != "workload") {
+                    p.set_pair(&format!("{k}={v}"))?;
+                }
+                let (f, set) = crate::ycsb::engine_options::flags(&p)?;
+                (f, set, |n: &str| crate::ycsb::engine_options::property_name(n))
+            }
+        };
+        crate::engine::support::check(self.driver, &bench_flags, &set).map_err(|(n, why)| {
+            CliError::new(format!(
+                "engine {}: {}: {why} (steps[{i}])",
+                self.name,
+                spell(&n)
+            ))
+        })
     }
 
     /// A flag as this engine spells it; `None` drops a flag that means "off" on an engine
@@ -317,6 +381,7 @@ impl Engine {
                     }
                 }
                 self.step_args(step, i, &flags, &props, tmp, tmp)?;
+                self.check_driver(step, i, &flags, &props)?;
             }
         }
         Ok(())
@@ -387,6 +452,9 @@ fn gflags_of(binary: &str) -> Result<BTreeSet<String>, String> {
 
 /// The version a binary reports (`--version`), for the environment record.
 pub fn version_of(engine: &Engine) -> String {
+    if engine.kind == Kind::Lsmlab && engine.driver != EngineKind::Lsmlab {
+        return engine.driver.describe();
+    }
     let arg = match engine.kind {
         Kind::Lsmlab | Kind::RocksDb => "--version",
         // LevelDB's db_bench has no --version; the header of each run names it.
@@ -410,6 +478,7 @@ mod tests {
         Engine {
             name: "leveldb".into(),
             kind: Kind::LevelDb,
+            driver: EngineKind::LevelDb,
             binary: "db_bench".into(),
             known_flags: None,
         }
@@ -462,6 +531,7 @@ mod tests {
         let lsm = Engine {
             name: "lsmlab".into(),
             kind: Kind::Lsmlab,
+            driver: EngineKind::Lsmlab,
             binary: "lsmlab".into(),
             known_flags: None,
         };
@@ -499,5 +569,35 @@ mod tests {
         );
         let e = leveldb().check(&p, &cells).unwrap_err();
         assert!(e.0.contains("YCSB"), "{e}");
+    }
+
+    #[test]
+    fn lsmlab_driver_on_a_library_passes_engine_and_refuses_what_it_cannot_honour() {
+        let lib = Engine {
+            name: "leveldb-lib".into(),
+            kind: Kind::Lsmlab,
+            driver: EngineKind::LevelDb,
+            binary: "lsmlab".into(),
+            known_flags: None,
+        };
+        let p = plan("title = \"t\"\n[matrix]\nworkload = [\"fslsm-workload3\"]\n[[steps]]\nycsb = \"load\"\n[[steps]]\nbench = \"readrandom\"\n");
+        let cells = expand(&p);
+        let (flags, props) = step_settings(&p, &p.steps[0], &cells[0]);
+        let args = lib
+            .step_args(&p.steps[0], 0, &flags, &props, Path::new("/d"), Path::new("/j"))
+            .unwrap();
+        assert!(args.contains(&"--engine=leveldb".to_string()), "{args:?}");
+        let (flags, props) = step_settings(&p, &p.steps[1], &cells[0]);
+        let args = lib
+            .step_args(&p.steps[1], 1, &flags, &props, Path::new("/d"), Path::new("/j"))
+            .unwrap();
+        assert!(args.contains(&"--engine=leveldb".to_string()), "{args:?}");
+        lib.check(&p, &cells).unwrap();
+        let p = plan("title = \"t\"\n[matrix]\nuse_ribbon_filter = [true]\n[[steps]]\nbench = \"fillseq\"\n");
+        let e = lib.check(&p, &expand(&p)).unwrap_err();
+        assert!(e.0.starts_with("engine leveldb-lib: --use_ribbon_filter: LevelDB has Bloom"), "{e}");
+        let p = plan("title = \"t\"\n[properties]\nlayout = \"fslsm\"\n[[steps]]\nycsb = \"load\"\nworkload = \"workloada\"\n");
+        let e = lib.check(&p, &expand(&p)).unwrap_err();
+        assert!(e.0.starts_with("engine leveldb-lib: -p layout: "), "{e}");
     }
 }

@@ -21,17 +21,26 @@ pub fn is_engine_property(key: &str) -> bool {
 /// The options the properties ask for: the engine's defaults, then `layout`, then each
 /// `lsmlab.<option>`. Errors are one line naming the property.
 pub fn options(props: &Properties) -> CliResult<Options> {
+    Ok(flags(props)?.0.options())
+}
+
+/// The options the properties ask for as `lsmlab bench`'s flags (every engine takes those),
+/// and the names of the flags the properties set.
+pub fn flags(props: &Properties) -> CliResult<(BenchFlags, Vec<String>)> {
     let mut flags = BenchFlags {
         // The engine's own default, not db_bench's (bench's flag default is db_bench's).
         delayed_write_rate: Options::default().delayed_write_rate,
         ..BenchFlags::default()
     };
+    let mut set = Vec::new();
     if let Some(layout) = props.get("layout") {
         flags.set_raw("layout", layout)?;
+        set.push("layout".to_string());
     }
     for (key, value) in props.all() {
         if let Some(name) = key.strip_prefix(PREFIX).filter(|_| is_engine_property(key)) {
             set_engine_option(&mut flags, "-p lsmlab.", name, value)?;
+            set.push(name.to_string());
         }
     }
     flags.validate().map_err(|e| {
@@ -42,7 +51,16 @@ pub fn options(props: &Properties) -> CliResult<Options> {
         };
         CliError::new(renamed)
     })?;
-    Ok(flags.options())
+    Ok((flags, set))
+}
+
+/// How a YCSB command line names an engine option (`-p layout`, `-p lsmlab.<name>`).
+pub fn property_name(flag: &str) -> String {
+    if flag == "layout" {
+        "-p layout".to_string()
+    } else {
+        format!("-p {PREFIX}{flag}")
+    }
 }
 
 #[cfg(test)]

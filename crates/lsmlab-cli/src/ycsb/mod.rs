@@ -10,8 +10,10 @@ pub mod properties;
 pub mod random;
 pub mod workload;
 
+use crate::engine::{self, EngineKind, Store};
 use crate::error::{CliError, CliResult};
-use crate::report::engine::{ClientCounts, EngineSnapshot, LsmFigures};
+use crate::report::engine::ClientCounts;
+use crate::report::figures::Figures;
 use measure::{Measurements, OpRecord};
 use properties::Properties;
 use serde::Serialize;
@@ -22,7 +24,7 @@ use std::time::Instant;
 use workload::CoreWorkload;
 
 /// Usage of `lsmlab ycsb`.
-pub const USAGE: &str = "usage: lsmlab ycsb load|run -P FILE [-P FILE]... [-p key=value]... --db=DIR [--json=FILE] [-threads N]
+pub const USAGE: &str = "usage: lsmlab ycsb load|run -P FILE [-P FILE]... [-p key=value]... --db=DIR [--engine=E] [--json=FILE] [-threads N]
   -P FILE      a YCSB workload properties file, or a built-in name: workloada..workloadf,
                fslsm-workload0..fslsm-workload14 (the 15 mixes of the FSLSM-Tree study)
   -p key=value override one property (recordcount, operationcount, readproportion,
@@ -36,6 +38,8 @@ pub const USAGE: &str = "usage: lsmlab ycsb load|run -P FILE [-P FILE]... [-p ke
                any engine option by its lsmlab bench flag name, e.g.
                lsmlab.write_buffer_size=4194304, lsmlab.min_blob_size=0, lsmlab.fslsm_gamma=5
   --db=DIR     the database directory (load creates it; run uses it)
+  --engine=E   lsmlab (default), rocksdb or leveldb (when built with the cargo feature of
+               that name); load and run must name the same engine
   --json=FILE  write every figure as JSON";
 
 /// Load or run.
@@ -59,6 +63,8 @@ pub struct YcsbArgs {
     pub db: String,
     /// Where to write the JSON record, if anywhere.
     pub json: Option<String>,
+    /// The engine.
+    pub engine: EngineKind,
 }
 
 fn value_of(args: &[String], i: &mut usize, flag: &str, inline: Option<&str>) -> CliResult<String> {
@@ -109,6 +115,7 @@ pub fn parse(args: &[String]) -> CliResult<Option<YcsbArgs>> {
     let mut props = Properties::default();
     let mut overrides = Vec::new();
     let (mut db, mut json) = (None, None);
+    let mut engine = EngineKind::Lsmlab;
     let mut i = 1;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -121,6 +128,9 @@ pub fn parse(args: &[String]) -> CliResult<Option<YcsbArgs>> {
             "-p" => overrides.push(value_of(args, &mut i, "-p", inline)?),
             "--db" | "-db" => db = Some(value_of(args, &mut i, "--db", inline)?),
             "--json" => json = Some(value_of(args, &mut i, "--json", inline)?),
+            "--engine" | "-engine" => {
+                engine = EngineKind::parse("--engine", &value_of(args, &mut i, "--engine", inline)?)?
+            }
             "-threads" | "--threads" => {
                 let v = value_of(args, &mut i, "-threads", inline)?;
                 overrides.push(format!("threadcount={v}"));
@@ -133,7 +143,7 @@ pub fn parse(args: &[String]) -> CliResult<Option<YcsbArgs>> {
             }
             other => {
                 return Err(CliError::new(format!(
-                    "ycsb: unknown argument {other:?}; expected -P FILE, -p key=value, --db=DIR, --json=FILE, -threads N"
+                    "ycsb: unknown argument {other:?}; expected -P FILE, -p key=value, --db=DIR, --engine=E, --json=FILE, -threads N"
                 )))
             }
         }
@@ -154,6 +164,7 @@ pub fn parse(args: &[String]) -> CliResult<Option<YcsbArgs>> {
         props,
         db,
         json,
+        engine,
     }))
 }
 
@@ -172,7 +183,7 @@ pub struct PhaseResult {
 }
 
 /// Runs `phase` of `w` on `db` with `w.thread_count` client threads.
-pub fn run_phase(db: &lsmlab::Db, w: &CoreWorkload, phase: Phase) -> CliResult<PhaseResult> {
+pub fn run_phase(db: &dyn Store, w: &CoreWorkload, phase: Phase) -> CliResult<PhaseResult> {
     let total = match phase {
         Phase::Load => w.insert_count,
         Phase::Run => w.operation_count,
@@ -230,6 +241,7 @@ pub fn run_phase(db: &lsmlab::Db, w: &CoreWorkload, phase: Phase) -> CliResult<P
 struct YcsbRecord<'a> {
     tool: &'static str,
     version: &'static str,
+    engine: String,
     phase: Phase,
     db: &'a str,
     properties: &'a BTreeMap<String, String>,
@@ -237,7 +249,7 @@ struct YcsbRecord<'a> {
     runtime_ms: u64,
     throughput_ops_per_sec: f64,
     per_operation: BTreeMap<String, OpRecord>,
-    lsmlab: LsmFigures,
+    lsmlab: Figures,
 }
 
 /// Runs a parsed command line, printing to `out`; returns the phase's figures.
@@ -262,19 +274,27 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
             args.db
         )));
     }
-    let opts = lsmlab::Options {
-        create_if_missing: args.phase == Phase::Load,
-        ..engine_options::options(&args.props)?
-    };
-    let db = lsmlab::Db::open(&args.db, opts).map_err(|e| match args.phase {
-        Phase::Run => CliError::new(format!(
-            "ycsb run: no loaded database at {} ({e}); run `lsmlab ycsb load` first",
-            args.db
-        )),
-        Phase::Load => CliError::new(format!("open {}: {e}", args.db)),
+    let (flags, set) = engine_options::flags(&args.props)?;
+    engine::support::check(args.engine, &flags, &set).map_err(|(name, why)| {
+        CliError::new(format!(
+            "{}: {why}; the {} engine cannot honour it (docs/engines.md)",
+            engine_options::property_name(&name),
+            args.engine.name()
+        ))
     })?;
-    let before = EngineSnapshot::take(&db);
-    let result = run_phase(&db, &w, args.phase)?;
+    let db =
+        engine::open(args.engine, &args.db, &flags, args.phase == Phase::Load).map_err(|e| {
+            match args.phase {
+                Phase::Run => CliError::new(format!(
+                    "ycsb run: no loaded database at {} ({e}); run `lsmlab ycsb load` first",
+                    args.db
+                )),
+                Phase::Load => e,
+            }
+        })?;
+    eprintln!("lsmlab ycsb: engine {}", args.engine.describe());
+    let before = db.snapshot();
+    let result = run_phase(db.as_ref(), &w, args.phase)?;
     let io = |e: std::io::Error| CliError::new(format!("writing output: {e}"));
     write!(
         out,
@@ -284,11 +304,10 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
             .report(result.runtime_ms, result.operations)
     )
     .map_err(io)?;
-    let after = EngineSnapshot::take(&db);
-    let figures = LsmFigures::between(
+    let after = db.snapshot();
+    let figures = db.figures(
         &before,
         &after,
-        &db,
         Path::new(&args.db),
         ClientCounts {
             bytes_written: result.bytes_written,
@@ -304,6 +323,7 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
         let rec = YcsbRecord {
             tool: "lsmlab ycsb",
             version: env!("CARGO_PKG_VERSION"),
+            engine: args.engine.describe(),
             phase: args.phase,
             db: &args.db,
             properties: args.props.all(),
@@ -322,8 +342,7 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
         file.write_all(text.as_bytes())
             .map_err(|e| CliError::new(format!("--json: cannot write {path}: {e}")))?;
     }
-    db.close()
-        .map_err(|e| CliError::new(format!("close {}: {e}", args.db)))?;
+    db.close()?;
     Ok(result)
 }
 

@@ -14,8 +14,8 @@ use super::keys::build_key_name;
 use super::measure::Measurements;
 use super::properties::Properties;
 use super::random::YcsbRandom;
+use crate::engine::{Store, Writer};
 use crate::error::{CliError, CliResult};
-use lsmlab::{Db, ReadOptions};
 use std::time::Instant;
 
 /// YCSB operation types, named as YCSB's report names them.
@@ -214,10 +214,12 @@ impl CoreWorkload {
     }
 
     /// A client for thread `tid`.
-    pub fn client<'a>(&'a self, db: &'a Db, tid: usize) -> Client<'a> {
+    pub fn client<'a>(&'a self, db: &'a dyn Store, tid: usize) -> Client<'a> {
         Client {
             w: self,
             db,
+            writer: db.writer(),
+            read_buf: Vec::new(),
             rng: YcsbRandom::new(self.seed.wrapping_add(tid as u64 * 0x9E37_79B9)),
             keys: self.key_chooser.clone(),
             scan: self.scan_length.clone(),
@@ -232,7 +234,9 @@ impl CoreWorkload {
 /// One client thread: its generators and what it measured.
 pub struct Client<'a> {
     w: &'a CoreWorkload,
-    db: &'a Db,
+    db: &'a dyn Store,
+    writer: Box<dyn Writer + 'a>,
+    read_buf: Vec<u8>,
     rng: YcsbRandom,
     keys: KeyChooser,
     scan: ScanLength,
@@ -245,7 +249,7 @@ pub struct Client<'a> {
     pub bytes_returned: u64,
 }
 
-fn engine(op: Op, e: lsmlab::Error) -> CliError {
+fn engine(op: Op, e: CliError) -> CliError {
     CliError::new(format!("{}: {e}", op.name()))
 }
 
@@ -317,8 +321,8 @@ impl Client<'_> {
         self.build_record();
         let value = std::mem::take(&mut self.value);
         let r = self.timed(op, |c| {
-            c.db.put(key.as_bytes(), &value)
-                .map_err(|e| engine(op, e))?;
+            c.writer.put(key.as_bytes(), &value);
+            c.writer.commit().map_err(|e| engine(op, e))?;
             Ok(((), "OK"))
         });
         self.bytes_written += (key.len() + value.len()) as u64;
@@ -328,12 +332,14 @@ impl Client<'_> {
 
     fn read(&mut self, key: &str) -> CliResult<()> {
         self.timed(Op::Read, |c| {
-            match c.db.get(key.as_bytes()).map_err(|e| engine(Op::Read, e))? {
-                Some(v) => {
-                    c.bytes_returned += (key.len() + v.len()) as u64;
-                    Ok(((), "OK"))
-                }
-                None => Ok(((), "NOT_FOUND")),
+            let found =
+                c.db.get(key.as_bytes(), &mut c.read_buf)
+                    .map_err(|e| engine(Op::Read, e))?;
+            if found {
+                c.bytes_returned += (key.len() + c.read_buf.len()) as u64;
+                Ok(((), "OK"))
+            } else {
+                Ok(((), "NOT_FOUND"))
             }
         })
     }
@@ -373,9 +379,7 @@ impl Client<'_> {
                     ScanLength::Zipfian(z) => z.next(&mut self.rng),
                 };
                 self.timed(Op::Scan, |c| {
-                    let mut it =
-                        c.db.iter(&ReadOptions::default())
-                            .map_err(|e| engine(Op::Scan, e))?;
+                    let mut it = c.db.iter().map_err(|e| engine(Op::Scan, e))?;
                     it.seek(key.as_bytes());
                     let mut n = 0;
                     while n < len && it.valid() {

@@ -1,0 +1,302 @@
+//! LevelDB behind the driver's interface: the library Debian ships (`libleveldb-dev` 1.23),
+//! through its C API. LevelDB's shape is fixed (7 levels, level 1 of 10 MiB, level-0 triggers
+//! 4/8/12, one background thread); the flags it can take are mapped, the others refused
+//! (`support.rs`).
+
+use super::leveldb_ffi as ffi;
+use super::{EngineKind, Found, Store, StoreIter, Writer};
+use crate::bench::flags::BenchFlags;
+use crate::error::{CliError, CliResult};
+use crate::report::engine::ClientCounts;
+use crate::report::figures::{CounterSnapshot, Figures, Snapshot};
+use crate::report::foreign::ForeignFigures;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// `leveldb 1.23 (libleveldb through leveldb/c.h; Debian package libleveldb-dev 1.23-4)`.
+pub fn describe() -> String {
+    let package = env!("LSMLAB_LEVELDB_PACKAGE");
+    let how = if package.is_empty() {
+        "system library".to_string()
+    } else {
+        format!("Debian package libleveldb-dev {package}")
+    };
+    format!(
+        "leveldb {} (libleveldb through leveldb/c.h, linked dynamically; {how})",
+        ffi::version()
+    )
+}
+
+/// Removes the LevelDB database at `path`.
+pub fn destroy(path: &str) -> CliResult<()> {
+    ffi::destroy_db(path).map_err(|e| CliError::new(format!("destroy {path}: {e}")))
+}
+
+/// An open LevelDB database.
+pub struct LevelDbStore {
+    // Declared first: closed before the options (cache, filter policy) it points at.
+    db: ffi::Db,
+    _options: ffi::Options,
+}
+
+impl LevelDbStore {
+    /// Opens (or with `create_if_missing` creates) the database at `path`.
+    pub fn open(
+        path: &str,
+        flags: &BenchFlags,
+        create_if_missing: bool,
+    ) -> CliResult<LevelDbStore> {
+        let mut o = ffi::Options::new();
+        o.set_create_if_missing(create_if_missing);
+        o.set_write_buffer_size(flags.write_buffer_size);
+        o.set_max_file_size(usize::try_from(flags.target_file_size_base).unwrap_or(usize::MAX));
+        o.set_block_size(flags.block_size);
+        o.set_block_restart_interval(
+            i32::try_from(flags.block_restart_interval).unwrap_or(i32::MAX),
+        );
+        // lsmlab's flags allow none, lz4, zstd; support.rs lets only none through.
+        o.set_compression(ffi::NO_COMPRESSION);
+        if flags.cache_size > 0 {
+            o.set_lru_cache(flags.cache_size as usize);
+        }
+        if flags.bloom_bits > 0.0 {
+            o.set_bloom(flags.bloom_bits as i32);
+        }
+        let db = ffi::Db::open(&o, path, flags.sync)
+            .map_err(|e| CliError::new(format!("open {path}: {e}")))?;
+        Ok(LevelDbStore { db, _options: o })
+    }
+}
+
+/// Sums of LevelDB's compaction table (`leveldb.stats`): `Time(sec)`, `Read(MB)`, `Write(MB)`
+/// over the levels, as counters `leveldb.compaction.seconds`, `leveldb.compaction.read.mb`,
+/// `leveldb.compaction.write.mb`.
+pub fn parse_stats(text: &str) -> BTreeMap<String, f64> {
+    let (mut time, mut read, mut write) = (0.0, 0.0, 0.0);
+    for line in text.lines() {
+        let cols: Vec<f64> = line
+            .split_whitespace()
+            .map(|c| c.parse::<f64>())
+            .collect::<Result<_, _>>()
+            .unwrap_or_default();
+        if cols.len() == 6 {
+            time += cols[3];
+            read += cols[4];
+            write += cols[5];
+        }
+    }
+    BTreeMap::from([
+        ("leveldb.compaction.seconds".to_string(), time),
+        ("leveldb.compaction.read.mb".to_string(), read),
+        ("leveldb.compaction.write.mb".to_string(), write),
+    ])
+}
+
+struct LevelDbWriter<'a> {
+    db: &'a ffi::Db,
+    batch: ffi::WriteBatch,
+}
+
+impl Writer for LevelDbWriter<'_> {
+    fn put(&mut self, key: &[u8], value: &[u8]) {
+        self.batch.put(key, value);
+    }
+
+    fn delete(&mut self, key: &[u8]) {
+        self.batch.delete(key);
+    }
+
+    fn commit(&mut self) -> CliResult<()> {
+        let r = self.db.write(&mut self.batch);
+        self.batch.clear();
+        r.map_err(|e| CliError::new(format!("write error: {e}")))
+    }
+}
+
+struct LevelDbIter<'a>(ffi::Iter<'a>);
+
+impl StoreIter for LevelDbIter<'_> {
+    fn seek_to_first(&mut self) {
+        self.0.seek_to_first();
+    }
+    fn seek_to_last(&mut self) {
+        self.0.seek_to_last();
+    }
+    fn seek(&mut self, key: &[u8]) {
+        self.0.seek(key);
+    }
+    fn seek_for_prev(&mut self, key: &[u8]) {
+        // LevelDB has no SeekForPrev: the first key ≥ target, then one step back unless it is
+        // the target; past the end, the last key.
+        self.0.seek(key);
+        if !self.0.valid() {
+            self.0.seek_to_last();
+        } else if self.0.key() != key {
+            self.0.prev();
+        }
+    }
+    fn next(&mut self) {
+        self.0.next();
+    }
+    fn prev(&mut self) {
+        self.0.prev();
+    }
+    fn valid(&self) -> bool {
+        self.0.valid()
+    }
+    fn key(&self) -> &[u8] {
+        self.0.key()
+    }
+    fn value(&self) -> &[u8] {
+        self.0.value()
+    }
+    fn status(&self) -> CliResult<()> {
+        self.0
+            .status()
+            .map_err(|e| CliError::new(format!("iterator error: {e}")))
+    }
+}
+
+/// LevelDB's name for a RocksDB property the driver asks for.
+fn leveldb_name(name: &str) -> Option<String> {
+    match name {
+        "rocksdb.stats" => Some("leveldb.stats".into()),
+        "rocksdb.sstables" => Some("leveldb.sstables".into()),
+        n if n.starts_with("rocksdb.num-files-at-level") => {
+            Some(n.replacen("rocksdb.", "leveldb.", 1))
+        }
+        n if n.starts_with("leveldb.") => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+const MB: f64 = 1_048_576.0;
+
+impl Store for LevelDbStore {
+    fn kind(&self) -> EngineKind {
+        EngineKind::LevelDb
+    }
+
+    fn writer(&self) -> Box<dyn Writer + '_> {
+        Box::new(LevelDbWriter {
+            db: &self.db,
+            batch: ffi::WriteBatch::new(),
+        })
+    }
+
+    fn get(&self, key: &[u8], value: &mut Vec<u8>) -> CliResult<Found> {
+        self.db
+            .get(key, value)
+            .map_err(|e| CliError::new(format!("get error: {e}")))
+    }
+
+    fn iter(&self) -> CliResult<Box<dyn StoreIter + '_>> {
+        Ok(Box::new(LevelDbIter(self.db.iter())))
+    }
+
+    fn flush(&self) -> CliResult<()> {
+        // LevelDB has no Flush: CompactRange first writes the memtable out, and a range of the
+        // empty key alone overlaps no table, so nothing else is compacted.
+        self.db.compact_range(Some(b""), Some(b""));
+        Ok(())
+    }
+
+    fn compact_all(&self) -> CliResult<()> {
+        self.db.compact_range(None, None);
+        Ok(())
+    }
+
+    fn wait_for_background_work(&self) -> CliResult<()> {
+        Err(CliError::new(
+            "waitforcompaction: LevelDB has no way to wait for its background compactions",
+        ))
+    }
+
+    fn property(&self, name: &str) -> Option<String> {
+        self.db.property(&leveldb_name(name)?)
+    }
+
+    fn statistics_text(&self) -> String {
+        // LevelDB has no statistics object: what its properties give.
+        let mut s = String::new();
+        if let Some(m) = self.db.property("leveldb.approximate-memory-usage") {
+            s.push_str(&format!("leveldb.approximate-memory-usage COUNT : {m}\n"));
+        }
+        for l in 0..super::support::LEVELDB_LEVELS {
+            if let Some(n) = self.db.property(&format!("leveldb.num-files-at-level{l}")) {
+                s.push_str(&format!("leveldb.num-files-at-level{l} COUNT : {n}\n"));
+            }
+        }
+        s.push_str(&self.db.property("leveldb.stats").unwrap_or_default());
+        s
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        let counters = parse_stats(&self.db.property("leveldb.stats").unwrap_or_default());
+        Snapshot::Counters(CounterSnapshot::now(counters))
+    }
+
+    fn figures(
+        &self,
+        before: &Snapshot,
+        after: &Snapshot,
+        db_path: &Path,
+        client: ClientCounts,
+    ) -> Figures {
+        let (Snapshot::Counters(b), Snapshot::Counters(a)) = (before, after) else {
+            return Figures::Foreign(Box::default());
+        };
+        let mut f = ForeignFigures::common("leveldb", b, a, db_path, client);
+        // LevelDB's table is in whole MB, and counts flushes and compactions together (a
+        // flush is a "memtable compaction"); under 1 MB it says nothing.
+        let mb = |name: &str| {
+            a.delta(b, name)
+                .filter(|&v| v >= 1.0)
+                .map(|v| (v * MB) as u64)
+        };
+        f.table_write_bytes = mb("leveldb.compaction.write.mb");
+        f.compaction_read_bytes = mb("leveldb.compaction.read.mb");
+        f.compaction_seconds = a.delta(b, "leveldb.compaction.seconds");
+        f.memtable_bytes = self
+            .db
+            .property("leveldb.approximate-memory-usage")
+            .and_then(|v| v.trim().parse().ok());
+        f.files_per_level = (0..super::support::LEVELDB_LEVELS)
+            .map_while(|l| {
+                self.db
+                    .property(&format!("leveldb.num-files-at-level{l}"))?
+                    .trim()
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        f.layout = "leveled (LevelDB: 7 levels, L1 10 MiB, x10)".into();
+        Figures::Foreign(Box::new(f.finish()))
+    }
+
+    fn close(self: Box<Self>) -> CliResult<()> {
+        drop(self);
+        Ok(())
+    }
+
+    fn reopen_fresh(self: Box<Self>, path: &str, flags: &BenchFlags) -> CliResult<Box<dyn Store>> {
+        // LevelDB has no statistics object to keep: a new store.
+        drop(self);
+        destroy(path)?;
+        Ok(Box::new(LevelDbStore::open(path, flags, true)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compaction_table_sums() {
+        let text = "                               Compactions\nLevel  Files Size(MB) Time(sec) Read(MB) Write(MB)\n--------------------------------------------------\n  0        2        1         0        0         3\n  1        5        9         2       12        11\n";
+        let c = parse_stats(text);
+        assert_eq!(c["leveldb.compaction.write.mb"], 14.0);
+        assert_eq!(c["leveldb.compaction.read.mb"], 12.0);
+        assert_eq!(c["leveldb.compaction.seconds"], 2.0);
+    }
+}

@@ -1,0 +1,248 @@
+//! The driver's engine interface: what `lsmlab bench` and `lsmlab ycsb` ask of a key-value
+//! store, so that the same workload — the same keys in the same order, the same clocks — runs on
+//! lsmlab, on RocksDB and on LevelDB.
+//!
+//! `--engine=lsmlab` (the default) runs the engine of this workspace in process;
+//! `--engine=rocksdb` and `--engine=leveldb` run the real libraries through their C APIs
+//! (cargo features `rocksdb` and `leveldb`; see docs/engines.md). The FFI of each library is
+//! in one module with safe wrappers; nothing else here is `unsafe`.
+//!
+//! Every engine takes the options as db_bench's flags ([`BenchFlags`]); a flag an engine cannot
+//! honour is refused by name before anything runs ([`check_flags`]).
+#![deny(missing_docs)]
+
+pub mod lsmlab;
+pub mod support;
+
+#[cfg(feature = "leveldb")]
+pub mod leveldb;
+#[cfg(feature = "leveldb")]
+mod leveldb_ffi;
+#[cfg(feature = "rocksdb")]
+pub mod rocksdb;
+#[cfg(feature = "rocksdb")]
+mod rocksdb_ffi;
+
+use crate::bench::flags::BenchFlags;
+use crate::error::{CliError, CliResult};
+use crate::report::engine::ClientCounts;
+use crate::report::figures::{Figures, Snapshot};
+use std::path::Path;
+
+/// The engines the driver knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    /// lsmlab, in process.
+    Lsmlab,
+    /// RocksDB through `rocksdb/c.h` (feature `rocksdb`).
+    RocksDb,
+    /// LevelDB through `leveldb/c.h` (feature `leveldb`).
+    LevelDb,
+}
+
+/// Every engine's name, as `--engine` takes it.
+pub const ENGINE_NAMES: &[&str] = &["lsmlab", "rocksdb", "leveldb"];
+
+impl EngineKind {
+    /// The engine named `name` (`lsmlab`, `rocksdb`, `leveldb`); the error names `flag`, what is
+    /// allowed, and says so when this program was built without the engine.
+    pub fn parse(flag: &str, name: &str) -> CliResult<EngineKind> {
+        let kind = match name {
+            "lsmlab" | "" => EngineKind::Lsmlab,
+            "rocksdb" => EngineKind::RocksDb,
+            "leveldb" => EngineKind::LevelDb,
+            other => {
+                return Err(CliError::new(format!(
+                    "{flag}: invalid value {other:?}: allowed lsmlab, rocksdb, leveldb"
+                )))
+            }
+        };
+        if !kind.built_in() {
+            return Err(CliError::new(format!(
+                "{flag}: invalid value {name:?}: this lsmlab was built without the {name} engine; rebuild with `cargo build --release -p lsmlab-cli --features {name}` (docs/engines.md)"
+            )));
+        }
+        Ok(kind)
+    }
+
+    /// The name `--engine` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Lsmlab => "lsmlab",
+            EngineKind::RocksDb => "rocksdb",
+            EngineKind::LevelDb => "leveldb",
+        }
+    }
+
+    /// True if this program was built with the engine.
+    pub fn built_in(self) -> bool {
+        match self {
+            EngineKind::Lsmlab => true,
+            EngineKind::RocksDb => cfg!(feature = "rocksdb"),
+            EngineKind::LevelDb => cfg!(feature = "leveldb"),
+        }
+    }
+
+    /// The engine, its version and how it was built, for the report header
+    /// (`rocksdb 7.8.3 (librocksdb.so, Debian package librocksdb-dev 7.8.3-2, C API)`).
+    pub fn describe(self) -> String {
+        match self {
+            EngineKind::Lsmlab => format!(
+                "lsmlab {} (this program's own engine, in process)",
+                env!("CARGO_PKG_VERSION")
+            ),
+            #[cfg(feature = "rocksdb")]
+            EngineKind::RocksDb => rocksdb::describe(),
+            #[cfg(feature = "leveldb")]
+            EngineKind::LevelDb => leveldb::describe(),
+            #[allow(unreachable_patterns)]
+            other => format!("{} (not built in)", other.name()),
+        }
+    }
+}
+
+/// What a store returns for one key.
+pub type Found = bool;
+
+/// One thread's batch of writes, reused from write to write (as db_bench reuses its
+/// `WriteBatch`): entries are added, then [`Writer::commit`] writes them atomically and empties
+/// the batch.
+pub trait Writer {
+    /// Adds a put of `key` → `value`.
+    fn put(&mut self, key: &[u8], value: &[u8]);
+    /// Adds a delete of `key`.
+    fn delete(&mut self, key: &[u8]);
+    /// Writes the batch (with the store's write options) and empties it.
+    fn commit(&mut self) -> CliResult<()>;
+}
+
+/// A forward and backward iterator over the whole key space.
+pub trait StoreIter {
+    /// Positions at the first key.
+    fn seek_to_first(&mut self);
+    /// Positions at the last key.
+    fn seek_to_last(&mut self);
+    /// Positions at the first key ≥ `key`.
+    fn seek(&mut self, key: &[u8]);
+    /// Positions at the last key ≤ `key`.
+    fn seek_for_prev(&mut self, key: &[u8]);
+    /// Steps to the next key.
+    fn next(&mut self);
+    /// Steps to the previous key.
+    fn prev(&mut self);
+    /// True while positioned at an entry.
+    fn valid(&self) -> bool;
+    /// The key at the position (valid only while [`StoreIter::valid`]).
+    fn key(&self) -> &[u8];
+    /// The value at the position (valid only while [`StoreIter::valid`]).
+    fn value(&self) -> &[u8];
+    /// The error that ended the iteration, if any.
+    fn status(&self) -> CliResult<()>;
+}
+
+/// An open key-value store, shared by every thread of a benchmark.
+pub trait Store: Send + Sync {
+    /// The engine.
+    fn kind(&self) -> EngineKind;
+    /// A batch writer with `sync` / `disable_wal` as the flags said at open.
+    fn writer(&self) -> Box<dyn Writer + '_>;
+    /// Looks up `key`; on a hit its value replaces `value`'s contents.
+    fn get(&self, key: &[u8], value: &mut Vec<u8>) -> CliResult<Found>;
+    /// A new iterator over the current state.
+    fn iter(&self) -> CliResult<Box<dyn StoreIter + '_>>;
+    /// Flushes the memtable to a table.
+    fn flush(&self) -> CliResult<()>;
+    /// Compacts the whole key range.
+    fn compact_all(&self) -> CliResult<()>;
+    /// Waits until no flush or compaction is pending or running.
+    fn wait_for_background_work(&self) -> CliResult<()>;
+    /// A property by RocksDB's name (`rocksdb.stats`, `rocksdb.levelstats`, `rocksdb.sstables`);
+    /// `None` when the engine has no answer.
+    fn property(&self, name: &str) -> Option<String>;
+    /// The `--statistics` dump.
+    fn statistics_text(&self) -> String;
+    /// The counters the lsmlab block is computed from, now.
+    fn snapshot(&self) -> Snapshot;
+    /// The lsmlab block between two snapshots.
+    fn figures(
+        &self,
+        before: &Snapshot,
+        after: &Snapshot,
+        db_path: &Path,
+        client: ClientCounts,
+    ) -> Figures;
+    /// Closes the store, reporting an error the close met.
+    fn close(self: Box<Self>) -> CliResult<()>;
+    /// Closes the store, removes its database and opens a new, empty one at `path` with the
+    /// same options — and, as db_bench, the same statistics object, so that `--statistics`
+    /// accumulates over the whole run.
+    fn reopen_fresh(self: Box<Self>, path: &str, flags: &BenchFlags) -> CliResult<Box<dyn Store>>;
+}
+
+/// Checks every flag the command line set against what `kind` can honour; the error names the
+/// first flag it cannot (`prefix` is how the caller spells flags: `--` or `-p lsmlab.`).
+pub fn check_flags(
+    kind: EngineKind,
+    flags: &BenchFlags,
+    explicit: &[String],
+    prefix: &str,
+) -> CliResult<()> {
+    support::check(kind, flags, explicit).map_err(|(name, why)| {
+        CliError::new(format!(
+            "{prefix}{name}: {why}; the {} engine cannot honour it (docs/engines.md)",
+            kind.name()
+        ))
+    })
+}
+
+/// Opens the store at `path` with the options `flags` describe.
+pub fn open(
+    kind: EngineKind,
+    path: &str,
+    flags: &BenchFlags,
+    create_if_missing: bool,
+) -> CliResult<Box<dyn Store>> {
+    match kind {
+        EngineKind::Lsmlab => Ok(Box::new(lsmlab::LsmlabStore::open(
+            path,
+            flags,
+            create_if_missing,
+        )?)),
+        #[cfg(feature = "rocksdb")]
+        EngineKind::RocksDb => Ok(Box::new(rocksdb::RocksDbStore::open(
+            path,
+            flags,
+            create_if_missing,
+        )?)),
+        #[cfg(feature = "leveldb")]
+        EngineKind::LevelDb => Ok(Box::new(leveldb::LevelDbStore::open(
+            path,
+            flags,
+            create_if_missing,
+        )?)),
+        #[allow(unreachable_patterns)]
+        other => Err(not_built(other)),
+    }
+}
+
+/// Removes the database at `path` (nothing if there is none).
+pub fn destroy(kind: EngineKind, path: &str, flags: &BenchFlags) -> CliResult<()> {
+    match kind {
+        EngineKind::Lsmlab => lsmlab::destroy(path, flags),
+        #[cfg(feature = "rocksdb")]
+        EngineKind::RocksDb => rocksdb::destroy(path),
+        #[cfg(feature = "leveldb")]
+        EngineKind::LevelDb => leveldb::destroy(path),
+        #[allow(unreachable_patterns)]
+        other => Err(not_built(other)),
+    }
+}
+
+#[allow(dead_code)]
+fn not_built(kind: EngineKind) -> CliError {
+    CliError::new(format!(
+        "--engine={}: this lsmlab was built without it (cargo feature {})",
+        kind.name(),
+        kind.name()
+    ))
+}

@@ -1,0 +1,387 @@
+//! RocksDB behind the driver's interface: the library Debian ships (`librocksdb-dev`), through
+//! its C API, with db_bench's flags mapped onto RocksDB's options as db_bench 7.8 maps them.
+
+use super::rocksdb_ffi::{self as ffi, compression};
+use super::{EngineKind, Found, Store, StoreIter, Writer};
+use crate::bench::flags::BenchFlags;
+use crate::error::{CliError, CliResult};
+use crate::report::engine::ClientCounts;
+use crate::report::figures::{CounterSnapshot, Figures, Snapshot};
+use crate::report::foreign::ForeignFigures;
+use lsmlab::Compression;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// The RocksDB version of the headers this program was built against.
+pub const VERSION: &str = env!("LSMLAB_ROCKSDB_VERSION");
+
+/// `rocksdb 7.8.3 (librocksdb, C API; Debian package librocksdb-dev 7.8.3-2)`.
+pub fn describe() -> String {
+    let package = env!("LSMLAB_ROCKSDB_PACKAGE");
+    let how = if package.is_empty() {
+        "system library".to_string()
+    } else {
+        format!("Debian package librocksdb-dev {package}")
+    };
+    format!("rocksdb {VERSION} (librocksdb through rocksdb/c.h, linked dynamically; {how})")
+}
+
+fn compression_of(c: Compression) -> i32 {
+    match c {
+        Compression::None => compression::NONE,
+        Compression::Lz4 => compression::LZ4,
+        Compression::Zstd => compression::ZSTD,
+    }
+}
+
+/// RocksDB's options for `flags`, as db_bench 7.8's `InitializeOptionsFromFlags` sets them.
+fn options(flags: &BenchFlags, create_if_missing: bool) -> CliResult<ffi::Options> {
+    let mut o = ffi::Options::new();
+    // No setter in c.h 7.8: set by RocksDB's option-string syntax, first (it copies the rest).
+    o.apply_string(&format!("delayed_write_rate={}", flags.delayed_write_rate))
+        .map_err(|e| CliError::new(format!("--delayed_write_rate: RocksDB refused it: {e}")))?;
+    o.set_create_if_missing(create_if_missing);
+    o.set_write_buffer_size(flags.write_buffer_size);
+    o.set_max_write_buffer_number(clamp_i32(flags.max_write_buffer_number));
+    o.set_level0_file_num_compaction_trigger(clamp_i32(flags.level0_file_num_compaction_trigger));
+    o.set_level0_slowdown_writes_trigger(clamp_i32(flags.level0_slowdown_writes_trigger));
+    o.set_level0_stop_writes_trigger(clamp_i32(flags.level0_stop_writes_trigger));
+    o.set_target_file_size_base(flags.target_file_size_base);
+    o.set_max_bytes_for_level_base(flags.max_bytes_for_level_base);
+    o.set_max_bytes_for_level_multiplier(flags.max_bytes_for_level_multiplier);
+    o.set_level_compaction_dynamic_level_bytes(flags.level_compaction_dynamic_level_bytes);
+    o.set_num_levels(clamp_i32(flags.num_levels));
+    o.set_max_background_jobs(clamp_i32(flags.max_background_jobs));
+    o.set_disable_auto_compactions(flags.disable_auto_compactions);
+    let c = compression_of(flags.compression()?);
+    o.set_compression(c);
+    if let Ok(min) = usize::try_from(flags.min_level_to_compress) {
+        let levels: Vec<i32> = (0..flags.num_levels)
+            .map(|l| if l < min { compression::NONE } else { c })
+            .collect();
+        o.set_compression_per_level(&levels);
+    }
+    o.set_bytes_per_sync(flags.bytes_per_sync);
+    if !flags.wal_dir.is_empty() {
+        o.set_wal_dir(&flags.wal_dir)
+            .map_err(|e| CliError::new(format!("--wal_dir: {e}")))?;
+    }
+    if flags.statistics {
+        o.enable_statistics();
+    }
+    o.set_enable_blob_files(flags.enable_blob_files);
+    o.set_min_blob_size(flags.min_blob_size);
+    o.set_blob_file_size(flags.blob_file_size);
+    o.set_blob_compression_type(compression_of(flags.blob_compression()?));
+    o.set_enable_blob_gc(flags.enable_blob_garbage_collection);
+    o.set_blob_gc_age_cutoff(flags.blob_garbage_collection_age_cutoff);
+    o.set_blob_gc_force_threshold(flags.blob_garbage_collection_force_threshold);
+    let mut t = ffi::TableOptions::new();
+    t.set_block_size(flags.block_size);
+    t.set_block_restart_interval(clamp_i32(flags.block_restart_interval));
+    if flags.cache_size > 0 {
+        t.set_lru_cache(flags.cache_size as usize);
+    } else {
+        t.set_no_block_cache();
+    }
+    if flags.bloom_bits > 0.0 {
+        if flags.use_ribbon_filter {
+            t.set_ribbon(flags.bloom_bits, flags.bloom_before_level);
+        } else {
+            t.set_bloom(flags.bloom_bits);
+        }
+    }
+    o.set_table_options(&t);
+    Ok(o)
+}
+
+fn clamp_i32(v: usize) -> i32 {
+    i32::try_from(v).unwrap_or(i32::MAX)
+}
+
+/// Removes the RocksDB database at `path`.
+pub fn destroy(path: &str) -> CliResult<()> {
+    ffi::destroy_db(&ffi::Options::new(), path)
+        .map_err(|e| CliError::new(format!("destroy {path}: {e}")))
+}
+
+/// An open RocksDB database.
+pub struct RocksDbStore {
+    // Declared first: dropped (closed) before the options that hold its statistics.
+    db: ffi::Db,
+    options: ffi::Options,
+    disable_auto_compactions: bool,
+    num_levels: usize,
+    layout: String,
+}
+
+impl RocksDbStore {
+    /// Opens (or with `create_if_missing` creates) the database at `path`.
+    pub fn open(
+        path: &str,
+        flags: &BenchFlags,
+        create_if_missing: bool,
+    ) -> CliResult<RocksDbStore> {
+        let options = options(flags, create_if_missing)?;
+        let db = ffi::Db::open(&options, path, flags.sync, flags.disable_wal)
+            .map_err(|e| CliError::new(format!("open {path}: {e}")))?;
+        let layout = format!(
+            "leveled (RocksDB{})",
+            if flags.level_compaction_dynamic_level_bytes {
+                ", dynamic level bytes"
+            } else {
+                ""
+            }
+        );
+        Ok(RocksDbStore {
+            db,
+            options,
+            disable_auto_compactions: flags.disable_auto_compactions,
+            num_levels: flags.num_levels,
+            layout,
+        })
+    }
+
+    fn property_u64(&self, name: &str) -> Option<u64> {
+        self.db.property(name)?.trim().parse().ok()
+    }
+}
+
+/// RocksDB's statistics dump as counters: `name COUNT : n` tickers by name, histograms as
+/// `name COUNT` and `name SUM`.
+pub fn parse_statistics(text: &str) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let Some((name, rest)) = line.split_once(' ') else {
+            continue;
+        };
+        let field = |key: &str| -> Option<f64> {
+            let at = rest.find(key)? + key.len();
+            rest[at..].split_whitespace().next()?.parse().ok()
+        };
+        if rest.starts_with("COUNT : ") {
+            if let Some(v) = field("COUNT : ") {
+                out.insert(name.to_string(), v);
+            }
+        } else if rest.starts_with("P50 : ") {
+            if let (Some(c), Some(s)) = (field("COUNT : "), field("SUM : ")) {
+                out.insert(format!("{name} COUNT"), c);
+                out.insert(format!("{name} SUM"), s);
+            }
+        }
+    }
+    out
+}
+
+struct RocksDbWriter<'a> {
+    db: &'a ffi::Db,
+    batch: ffi::WriteBatch,
+}
+
+impl Writer for RocksDbWriter<'_> {
+    fn put(&mut self, key: &[u8], value: &[u8]) {
+        self.batch.put(key, value);
+    }
+
+    fn delete(&mut self, key: &[u8]) {
+        self.batch.delete(key);
+    }
+
+    fn commit(&mut self) -> CliResult<()> {
+        let r = self.db.write(&mut self.batch);
+        self.batch.clear();
+        r.map_err(|e| CliError::new(format!("write error: {e}")))
+    }
+}
+
+struct RocksDbIter<'a>(ffi::Iter<'a>);
+
+impl StoreIter for RocksDbIter<'_> {
+    fn seek_to_first(&mut self) {
+        self.0.seek_to_first();
+    }
+    fn seek_to_last(&mut self) {
+        self.0.seek_to_last();
+    }
+    fn seek(&mut self, key: &[u8]) {
+        self.0.seek(key);
+    }
+    fn seek_for_prev(&mut self, key: &[u8]) {
+        self.0.seek_for_prev(key);
+    }
+    fn next(&mut self) {
+        self.0.next();
+    }
+    fn prev(&mut self) {
+        self.0.prev();
+    }
+    fn valid(&self) -> bool {
+        self.0.valid()
+    }
+    fn key(&self) -> &[u8] {
+        self.0.key()
+    }
+    fn value(&self) -> &[u8] {
+        self.0.value()
+    }
+    fn status(&self) -> CliResult<()> {
+        self.0
+            .status()
+            .map_err(|e| CliError::new(format!("iterator error: {e}")))
+    }
+}
+
+impl Store for RocksDbStore {
+    fn kind(&self) -> EngineKind {
+        EngineKind::RocksDb
+    }
+
+    fn writer(&self) -> Box<dyn Writer + '_> {
+        Box::new(RocksDbWriter {
+            db: &self.db,
+            batch: ffi::WriteBatch::new(),
+        })
+    }
+
+    fn get(&self, key: &[u8], value: &mut Vec<u8>) -> CliResult<Found> {
+        self.db
+            .get(key, value)
+            .map_err(|e| CliError::new(format!("get error: {e}")))
+    }
+
+    fn iter(&self) -> CliResult<Box<dyn StoreIter + '_>> {
+        Ok(Box::new(RocksDbIter(self.db.iter())))
+    }
+
+    fn flush(&self) -> CliResult<()> {
+        self.db
+            .flush()
+            .map_err(|e| CliError::new(format!("flush error: {e}")))
+    }
+
+    fn compact_all(&self) -> CliResult<()> {
+        self.db.compact_all();
+        Ok(())
+    }
+
+    fn wait_for_background_work(&self) -> CliResult<()> {
+        // c.h 7.8 has no WaitForCompact: poll RocksDB's own properties, as db_bench's
+        // waitforcompaction does. With auto compactions off a pending compaction never runs, so
+        // only running work is waited for.
+        let mut names = vec![
+            "rocksdb.num-running-compactions",
+            "rocksdb.num-running-flushes",
+        ];
+        if !self.disable_auto_compactions {
+            names.extend([
+                "rocksdb.compaction-pending",
+                "rocksdb.mem-table-flush-pending",
+            ]);
+        }
+        loop {
+            let busy = names
+                .iter()
+                .any(|n| self.property_u64(n).is_some_and(|v| v > 0));
+            if !busy {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn property(&self, name: &str) -> Option<String> {
+        self.db.property(name)
+    }
+
+    fn statistics_text(&self) -> String {
+        self.options
+            .statistics_string()
+            .unwrap_or_else(|| "(RocksDB statistics are off; run with --statistics)\n".into())
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        let counters = self
+            .options
+            .statistics_string()
+            .map(|s| parse_statistics(&s))
+            .unwrap_or_default();
+        Snapshot::Counters(CounterSnapshot::now(counters))
+    }
+
+    fn figures(
+        &self,
+        before: &Snapshot,
+        after: &Snapshot,
+        db_path: &Path,
+        client: ClientCounts,
+    ) -> Figures {
+        let (Snapshot::Counters(b), Snapshot::Counters(a)) = (before, after) else {
+            return Figures::Foreign(Box::default());
+        };
+        let d = |name: &str| a.delta(b, name).map(|v| v.round() as u64);
+        let mut f = ForeignFigures::common("rocksdb", b, a, db_path, client);
+        f.flush_bytes = d("rocksdb.flush.write.bytes");
+        f.compaction_write_bytes = d("rocksdb.compact.write.bytes");
+        f.compaction_read_bytes = d("rocksdb.compact.read.bytes");
+        f.wal_bytes = d("rocksdb.wal.bytes");
+        f.filter_useful = d("rocksdb.bloom.filter.useful");
+        f.filter_positive = d("rocksdb.bloom.filter.full.positive");
+        f.filter_true_positive = d("rocksdb.bloom.filter.full.true.positive");
+        f.compactions = d("rocksdb.compaction.times.micros COUNT");
+        f.compaction_cpu_micros = d("rocksdb.compaction.times.cpu_micros SUM");
+        f.sst_files_bytes = self.property_u64("rocksdb.total-sst-files-size");
+        f.table_readers_bytes = self.property_u64("rocksdb.estimate-table-readers-mem");
+        f.block_cache_bytes = self.property_u64("rocksdb.block-cache-usage");
+        f.memtable_bytes = self.property_u64("rocksdb.cur-size-all-mem-tables");
+        f.files_per_level = (0..self.num_levels)
+            .map_while(|l| self.property_u64(&format!("rocksdb.num-files-at-level{l}")))
+            .collect();
+        f.layout = self.layout.clone();
+        Figures::Foreign(Box::new(f.finish()))
+    }
+
+    fn close(self: Box<Self>) -> CliResult<()> {
+        drop(self);
+        Ok(())
+    }
+
+    fn reopen_fresh(self: Box<Self>, path: &str, flags: &BenchFlags) -> CliResult<Box<dyn Store>> {
+        // The same options object: its statistics accumulate over the run, as db_bench's.
+        let RocksDbStore {
+            db,
+            mut options,
+            disable_auto_compactions,
+            num_levels,
+            layout,
+        } = *self;
+        drop(db);
+        ffi::destroy_db(&options, path)
+            .map_err(|e| CliError::new(format!("destroy {path}: {e}")))?;
+        options.set_create_if_missing(true);
+        let db = ffi::Db::open(&options, path, flags.sync, flags.disable_wal)
+            .map_err(|e| CliError::new(format!("open {path}: {e}")))?;
+        Ok(Box::new(RocksDbStore {
+            db,
+            options,
+            disable_auto_compactions,
+            num_levels,
+            layout,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statistics_dump_becomes_counters() {
+        let c = parse_statistics(
+            "rocksdb.block.cache.miss COUNT : 123\nrocksdb.compaction.times.micros P50 : 1.0 P95 : 2.0 P99 : 3.0 P100 : 4.0 COUNT : 7 SUM : 99\n",
+        );
+        assert_eq!(c["rocksdb.block.cache.miss"], 123.0);
+        assert_eq!(c["rocksdb.compaction.times.micros COUNT"], 7.0);
+        assert_eq!(c["rocksdb.compaction.times.micros SUM"], 99.0);
+    }
+}

@@ -1,0 +1,203 @@
+//! Which db_bench flags each engine honours. A flag the command line set that the engine
+//! cannot honour is refused by name before anything runs; a flag left at its default never is
+//! (the engine then runs with its own default, listed in docs/engines.md).
+//!
+//! A flag set to the value that is the engine's only behaviour (`--use_ribbon_filter=false`,
+//! `--num_levels=7` on LevelDB) is accepted: it asks for nothing the engine does not do.
+
+use super::EngineKind;
+use crate::bench::flags::BenchFlags;
+
+/// Why a flag cannot be honoured: (flag name, reason).
+pub type Refusal = (String, String);
+
+/// Flags of lsmlab's own layouts (seed 003's engines): lsmlab only.
+const LSMLAB_ONLY: &[&str] = &[
+    "layout",
+    "fslsm_read_ratio_window",
+    "fslsm_frequency_window",
+    "fslsm_gamma",
+    "fslsm_stretch_increments",
+    "fslsm_float_target",
+    "fslsm_max_float_overlap_files",
+    "fslsm_device_read_micros",
+    "fslsm_device_write_micros",
+];
+
+/// LevelDB 1.23's fixed shape (`db/dbformat.h`, `db/version_set.cc`).
+pub const LEVELDB_LEVELS: usize = 7;
+/// LevelDB's level-0 compaction, slowdown and stop triggers.
+pub const LEVELDB_L0_TRIGGERS: [usize; 3] = [4, 8, 12];
+/// LevelDB's level-1 target size (10 MiB; each level below ×10).
+pub const LEVELDB_LEVEL1_BYTES: u64 = 10 * 1_048_576;
+
+/// The first flag in `explicit` that `kind` cannot honour with the value in `flags`.
+pub fn check(kind: EngineKind, flags: &BenchFlags, explicit: &[String]) -> Result<(), Refusal> {
+    for name in explicit {
+        let why = match kind {
+            EngineKind::Lsmlab => None,
+            EngineKind::RocksDb => rocksdb_refuses(name, flags),
+            EngineKind::LevelDb => leveldb_refuses(name, flags),
+        };
+        if let Some(why) = why {
+            return Err((name.clone(), why));
+        }
+    }
+    let waits = flags
+        .benchmarks
+        .split(',')
+        .any(|b| b.trim() == "waitforcompaction");
+    if kind == EngineKind::LevelDb && waits {
+        return Err((
+            "benchmarks".into(),
+            "waitforcompaction: LevelDB has no way to wait for its background compactions".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn rocksdb_refuses(name: &str, _f: &BenchFlags) -> Option<String> {
+    if LSMLAB_ONLY.contains(&name) {
+        return Some("an lsmlab layout option (seed 003's engines)".into());
+    }
+    None
+}
+
+fn leveldb_refuses(name: &str, f: &BenchFlags) -> Option<String> {
+    if LSMLAB_ONLY.contains(&name) {
+        return Some("an lsmlab layout option (seed 003's engines)".into());
+    }
+    let fixed = |ok: bool, what: &str| (!ok).then(|| what.to_string());
+    match name {
+        "use_ribbon_filter" => fixed(!f.use_ribbon_filter, "LevelDB has Bloom filters only"),
+        "bloom_before_level" => Some("LevelDB has Bloom filters only".into()),
+        "bloom_bits" => fixed(
+            f.bloom_bits <= 0.0 || f.bloom_bits.fract() == 0.0,
+            "LevelDB takes whole bits per key",
+        ),
+        "enable_blob_files" => fixed(!f.enable_blob_files, "LevelDB has no blob files"),
+        "min_blob_size"
+        | "blob_file_size"
+        | "blob_compression_type"
+        | "enable_blob_garbage_collection"
+        | "blob_garbage_collection_age_cutoff"
+        | "blob_garbage_collection_force_threshold" => Some("LevelDB has no blob files".into()),
+        "compression_type" => fixed(
+            f.compression_type == "none",
+            "LevelDB compresses with snappy or not at all, and lsmlab's flags have no snappy; allowed none",
+        ),
+        "min_level_to_compress" => fixed(
+            f.min_level_to_compress == -1,
+            "LevelDB compresses every level alike",
+        ),
+        "num_levels" => fixed(f.num_levels == LEVELDB_LEVELS, "LevelDB has 7 levels; allowed 7"),
+        "max_bytes_for_level_base" => fixed(
+            f.max_bytes_for_level_base == LEVELDB_LEVEL1_BYTES,
+            "LevelDB's level 1 holds 10 MiB; allowed 10485760",
+        ),
+        "max_bytes_for_level_multiplier" => fixed(
+            f.max_bytes_for_level_multiplier == 10.0,
+            "LevelDB's levels grow by 10; allowed 10",
+        ),
+        "level0_file_num_compaction_trigger" => fixed(
+            f.level0_file_num_compaction_trigger == LEVELDB_L0_TRIGGERS[0],
+            "LevelDB compacts level 0 at 4 files; allowed 4",
+        ),
+        "level0_slowdown_writes_trigger" => fixed(
+            f.level0_slowdown_writes_trigger == LEVELDB_L0_TRIGGERS[1],
+            "LevelDB slows writes at 8 level-0 files; allowed 8",
+        ),
+        "level0_stop_writes_trigger" => fixed(
+            f.level0_stop_writes_trigger == LEVELDB_L0_TRIGGERS[2],
+            "LevelDB stops writes at 12 level-0 files; allowed 12",
+        ),
+        "max_write_buffer_number" => fixed(
+            f.max_write_buffer_number == 2,
+            "LevelDB has one memtable and one being flushed; allowed 2",
+        ),
+        "max_background_jobs" => fixed(
+            f.max_background_jobs == 1,
+            "LevelDB has one background thread; allowed 1",
+        ),
+        "disable_auto_compactions" => fixed(
+            !f.disable_auto_compactions,
+            "LevelDB always compacts in the background",
+        ),
+        "level_compaction_dynamic_level_bytes" => fixed(
+            !f.level_compaction_dynamic_level_bytes,
+            "LevelDB's level sizes are fixed",
+        ),
+        "delayed_write_rate" => Some("LevelDB delays each write by 1 ms over the slowdown trigger, not by a rate".into()),
+        "bytes_per_sync" => fixed(f.bytes_per_sync == 0, "LevelDB has no incremental sync"),
+        "wal_dir" => fixed(f.wal_dir.is_empty(), "LevelDB keeps its log in the database directory"),
+        "disable_wal" => fixed(!f.disable_wal, "LevelDB always writes its log"),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::flags::{parse, Parsed};
+
+    fn refusal(kind: EngineKind, args: &[&str]) -> Option<String> {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let Ok(Parsed::Run {
+            flags, explicit, ..
+        }) = parse(&args)
+        else {
+            panic!("{args:?} does not parse");
+        };
+        check(kind, &flags, &explicit).err().map(|(n, _)| n)
+    }
+
+    #[test]
+    fn each_engine_refuses_what_it_cannot_honour_by_name() {
+        use EngineKind::*;
+        assert_eq!(
+            refusal(LevelDb, &["--use_ribbon_filter=true"]).as_deref(),
+            Some("use_ribbon_filter")
+        );
+        assert_eq!(refusal(LevelDb, &["--use_ribbon_filter=false"]), None);
+        assert_eq!(
+            refusal(LevelDb, &["--enable_blob_files"]).as_deref(),
+            Some("enable_blob_files")
+        );
+        assert_eq!(
+            refusal(LevelDb, &["--min_blob_size=10"]).as_deref(),
+            Some("min_blob_size")
+        );
+        assert_eq!(
+            refusal(LevelDb, &["--bloom_bits=7.5"]).as_deref(),
+            Some("bloom_bits")
+        );
+        assert_eq!(
+            refusal(LevelDb, &["--bloom_bits=10", "--num_levels=7"]),
+            None
+        );
+        assert_eq!(
+            refusal(LevelDb, &["--compression_type=lz4"]).as_deref(),
+            Some("compression_type")
+        );
+        assert_eq!(
+            refusal(LevelDb, &["--disable_wal"]).as_deref(),
+            Some("disable_wal")
+        );
+        assert_eq!(
+            refusal(
+                RocksDb,
+                &[
+                    "--use_ribbon_filter",
+                    "--bloom_bits=10",
+                    "--enable_blob_files"
+                ]
+            ),
+            None
+        );
+        assert_eq!(
+            refusal(RocksDb, &["--layout=fslsm"]).as_deref(),
+            Some("layout")
+        );
+        assert_eq!(refusal(Lsmlab, &["--layout=fslsm"]), None);
+    }
+}

@@ -1,0 +1,376 @@
+//! The driver's tests on every engine built in: lsmlab always, RocksDB and LevelDB with the
+//! cargo features `rocksdb` and `leveldb`. Each engine runs every benchmark kind on a small
+//! database with counts that add up, YCSB load then run finds every loaded key, a key written
+//! by one run is read by the next (`--use_existing_db`), and flags an engine cannot honour are
+//! refused by name.
+
+use lsmlab_cli::bench::flags::{parse, Parsed};
+use lsmlab_cli::bench::json::BenchmarkRecord;
+use lsmlab_cli::bench::random::Random64;
+use lsmlab_cli::ycsb::workload::Op;
+use lsmlab_cli::ycsb::{self, Phase};
+use std::collections::HashSet;
+use std::path::Path;
+
+fn bench(engine: &str, db: &Path, args: &[&str]) -> (Vec<BenchmarkRecord>, String) {
+    let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    a.push(format!("--engine={engine}"));
+    a.push(format!("--db={}", db.display()));
+    let Parsed::Run {
+        flags, explicit, ..
+    } = parse(&a).expect("flags parse")
+    else {
+        panic!("help")
+    };
+    let mut out = Vec::new();
+    let recs = lsmlab_cli::bench::run(&flags, &explicit, &mut out, false)
+        .unwrap_or_else(|e| panic!("{engine}: {e}"));
+    (recs, String::from_utf8(out).unwrap())
+}
+
+fn rec<'a>(recs: &'a [BenchmarkRecord], name: &str) -> &'a BenchmarkRecord {
+    recs.iter().find(|r| r.name == name).expect(name)
+}
+
+fn reads_and_scans_add_up(engine: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let (recs, out) = bench(
+        engine,
+        &dir.path().join("db"),
+        &[
+            "--benchmarks=fillseq,readrandom,readseq,readreverse,readmissing,seekrandom",
+            "--num=400",
+            "--reads=300",
+            "--seek_nexts=2",
+            "--seed=1",
+            "--write_buffer_size=65536",
+        ],
+    );
+    assert_eq!(rec(&recs, "fillseq").ops, 400);
+    let r = rec(&recs, "readrandom");
+    assert_eq!((r.reads, r.found), (300, 300), "{out}");
+    assert!(out.contains(" (300 of 300 found)\n"), "{out}");
+    // readseq and readreverse stop at --reads; every entry is key 16 + value 100 bytes.
+    assert_eq!(rec(&recs, "readseq").ops, 300);
+    assert_eq!(rec(&recs, "readreverse").ops, 300);
+    assert_eq!(rec(&recs, "readseq").lsmlab.bytes_returned(), 300 * 116);
+    let m = rec(&recs, "readmissing");
+    assert_eq!((m.reads, m.found), (300, 0));
+    let s = rec(&recs, "seekrandom");
+    assert_eq!((s.reads, s.found), (300, 300));
+    assert!(out.contains(&format!("Engine:     {engine} ")), "{out}");
+}
+
+fn deletes_remove_the_drawn_keys(engine: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let num = 300u64;
+    let (recs, _) = bench(
+        engine,
+        &dir.path().join("db"),
+        &[
+            "--benchmarks=fillseq,deleterandom,readseq",
+            "--num=300",
+            "--seed=42",
+        ],
+    );
+    // deleterandom is the run's second thread: seeded 42 + 1000 + 2.
+    let mut r = Random64::new(1044);
+    let deleted: HashSet<u64> = (0..num).map(|_| r.next_u64() % num).collect();
+    assert_eq!(rec(&recs, "deleterandom").ops, num);
+    assert_eq!(rec(&recs, "readseq").ops, num - deleted.len() as u64);
+}
+
+fn writers_and_mixed_benchmarks_add_up(engine: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let wait = if engine == "leveldb" {
+        ""
+    } else {
+        "waitforcompaction,"
+    };
+    let list = format!(
+        "--benchmarks=fillrandom,overwrite,readwhilewriting,seekrandomwhilewriting,readrandomwriterandom,flush,compact,{wait}stats,levelstats,sstables"
+    );
+    let (recs, out) = bench(
+        engine,
+        &dir.path().join("db"),
+        &[
+            &list,
+            "--num=300",
+            "--threads=2",
+            "--seed=5",
+            "--write_buffer_size=65536",
+            "--reverse_iterator",
+        ],
+    );
+    assert_eq!(rec(&recs, "fillrandom").ops, 600);
+    assert_eq!(rec(&recs, "overwrite").ops, 600);
+    // Two readers of 300 reads each; the writer is left out of the figures.
+    let rw = rec(&recs, "readwhilewriting");
+    assert_eq!(rw.reads, 600);
+    assert!(rw.found > 0 && rw.found <= 600);
+    assert_eq!(rec(&recs, "seekrandomwhilewriting").reads, 600);
+    let m = rec(&recs, "readrandomwriterandom");
+    assert_eq!(m.ops, 600);
+    assert_eq!(m.reads, 2 * 270);
+    assert_eq!(rec(&recs, "flush").ops, 1);
+    assert_eq!(rec(&recs, "compact").ops, 1);
+    // readrandomwriterandom's writes are among the keys: the last fill wrote user bytes.
+    let w = rec(&recs, "fillrandom").lsmlab.clone();
+    let user = match (w.lsmlab(), w.foreign()) {
+        (Some(l), _) => l.user_bytes_written,
+        (_, Some(f)) => f.user_bytes_written,
+        _ => 0,
+    };
+    assert_eq!(user, 600 * 116);
+    assert!(out.contains("-- lsmlab: compact"), "{out}");
+}
+
+fn a_second_run_reads_what_the_first_wrote(engine: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    bench(
+        engine,
+        &db,
+        &["--benchmarks=fillseq", "--num=500", "--seed=1"],
+    );
+    let (recs, out) = bench(
+        engine,
+        &db,
+        &[
+            "--benchmarks=fillseq,readrandom",
+            "--num=500",
+            "--seed=2",
+            "--use_existing_db",
+        ],
+    );
+    assert!(
+        out.contains("fillseq      : skipped (--use_existing_db is true)"),
+        "{out}"
+    );
+    let r = rec(&recs, "readrandom");
+    assert_eq!((r.reads, r.found), (500, 500));
+}
+
+fn ycsb(engine: &str, phase: &str, db: &Path, props: &[&str]) -> ycsb::PhaseResult {
+    let mut a = vec![phase.to_string(), "-P".into(), props[0].to_string()];
+    for p in &props[1..] {
+        a.push("-p".into());
+        a.push(p.to_string());
+    }
+    a.push(format!("--db={}", db.display()));
+    a.push(format!("--engine={engine}"));
+    let args = ycsb::parse(&a).expect("ycsb args").expect("not help");
+    assert_eq!(
+        args.phase,
+        if phase == "load" {
+            Phase::Load
+        } else {
+            Phase::Run
+        }
+    );
+    let mut out = Vec::new();
+    ycsb::execute(&args, &mut out).unwrap_or_else(|e| panic!("{engine} ycsb {phase}: {e}"))
+}
+
+fn ycsb_run_finds_every_loaded_key(engine: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let small = ["recordcount=500", "lsmlab.write_buffer_size=65536"];
+    let mut load = vec!["workloadc"];
+    load.extend(small);
+    let r = ycsb(engine, "load", &db, &load);
+    assert_eq!(r.measurements.returns(Op::Insert, "OK"), 500);
+    let mut run = vec!["workloadc", "operationcount=1000", "threadcount=2"];
+    run.extend(small);
+    let r = ycsb(engine, "run", &db, &run);
+    assert_eq!(r.measurements.count(Op::Read), 1000);
+    assert_eq!(r.measurements.returns(Op::Read, "OK"), 1000);
+    // A seed-003 mix with scans, updates and inserts: every operation is counted.
+    let mut mix = vec!["fslsm-workload7", "operationcount=600"];
+    mix.extend(small);
+    let r = ycsb(engine, "run", &db, &mix);
+    assert_eq!(r.operations, 600);
+    let counted: u64 = [
+        Op::Read,
+        Op::Update,
+        Op::Insert,
+        Op::Scan,
+        Op::ReadModifyWrite,
+    ]
+    .iter()
+    .map(|&o| r.measurements.count(o))
+    .sum::<u64>()
+        - r.measurements.count(Op::ReadModifyWrite) * 2;
+    assert_eq!(counted, 600);
+    assert_eq!(
+        r.measurements.returns(Op::Read, "NOT_FOUND"),
+        0,
+        "every read key was loaded or inserted"
+    );
+}
+
+macro_rules! engine_tests {
+    ($module:ident, $engine:literal) => {
+        mod $module {
+            #[test]
+            fn reads_and_scans_add_up() {
+                super::reads_and_scans_add_up($engine);
+            }
+            #[test]
+            fn deletes_remove_the_drawn_keys() {
+                super::deletes_remove_the_drawn_keys($engine);
+            }
+            #[test]
+            fn writers_and_mixed_benchmarks_add_up() {
+                super::writers_and_mixed_benchmarks_add_up($engine);
+            }
+            #[test]
+            fn a_second_run_reads_what_the_first_wrote() {
+                super::a_second_run_reads_what_the_first_wrote($engine);
+            }
+            #[test]
+            fn ycsb_run_finds_every_loaded_key() {
+                super::ycsb_run_finds_every_loaded_key($engine);
+            }
+        }
+    };
+}
+
+engine_tests!(lsmlab, "lsmlab");
+#[cfg(feature = "rocksdb")]
+engine_tests!(rocksdb, "rocksdb");
+#[cfg(feature = "leveldb")]
+engine_tests!(leveldb, "leveldb");
+
+fn refusal(args: &[&str]) -> String {
+    let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    match parse(&a) {
+        Err(e) => e.0,
+        Ok(_) => String::new(),
+    }
+}
+
+#[cfg(feature = "leveldb")]
+#[test]
+fn leveldb_refuses_what_it_cannot_honour_by_name() {
+    for (flag, starts) in [
+        ("--use_ribbon_filter=true", "--use_ribbon_filter: "),
+        ("--enable_blob_files=true", "--enable_blob_files: "),
+        ("--min_blob_size=100", "--min_blob_size: "),
+        ("--compression_type=zstd", "--compression_type: "),
+        (
+            "--max_bytes_for_level_base=1048576",
+            "--max_bytes_for_level_base: ",
+        ),
+        (
+            "--benchmarks=fillseq,waitforcompaction",
+            "--benchmarks: waitforcompaction",
+        ),
+        ("--layout=fslsm", "--layout: "),
+    ] {
+        let e = refusal(&["--engine=leveldb", flag]);
+        assert!(
+            e.starts_with(starts) && e.contains("leveldb engine"),
+            "{flag}: {e}"
+        );
+        assert!(!e.contains('\n'));
+    }
+    // Values that are LevelDB's only behaviour ask for nothing it does not do.
+    assert_eq!(
+        refusal(&[
+            "--engine=leveldb",
+            "--use_ribbon_filter=false",
+            "--num_levels=7",
+            "--bloom_bits=10"
+        ]),
+        ""
+    );
+    // And YCSB names the property.
+    let dir = tempfile::tempdir().unwrap();
+    let args = ycsb::parse(&[
+        "load".into(),
+        "-P".into(),
+        "workloada".into(),
+        "-p".into(),
+        "lsmlab.enable_blob_files=true".into(),
+        format!("--db={}", dir.path().join("db").display()),
+        "--engine=leveldb".into(),
+    ])
+    .unwrap()
+    .unwrap();
+    let e = ycsb::execute(&args, &mut Vec::new()).err().unwrap().0;
+    assert!(
+        e.starts_with("-p lsmlab.enable_blob_files: LevelDB has no blob files"),
+        "{e}"
+    );
+    assert!(
+        !dir.path().join("db").exists(),
+        "refused before anything ran"
+    );
+}
+
+#[cfg(feature = "rocksdb")]
+#[test]
+fn rocksdb_refuses_lsmlab_layouts_and_takes_blob_files() {
+    let e = refusal(&["--engine=rocksdb", "--layout=wisckey"]);
+    assert!(
+        e.starts_with("--layout: ") && e.contains("rocksdb engine"),
+        "{e}"
+    );
+    let e = refusal(&["--engine=rocksdb", "--fslsm_gamma=3"]);
+    assert!(e.starts_with("--fslsm_gamma: "), "{e}");
+    // Blob files, Ribbon and statistics are RocksDB's own: the values reach the library.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let (recs, out) = bench(
+        "rocksdb",
+        &db,
+        &[
+            "--benchmarks=fillseq,flush,readrandom",
+            "--num=300",
+            "--seed=1",
+            "--value_size=1000",
+            "--enable_blob_files",
+            "--min_blob_size=500",
+            "--bloom_bits=10",
+            "--use_ribbon_filter",
+            "--statistics",
+        ],
+    );
+    let blobs = std::fs::read_dir(&db)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "blob")
+        })
+        .count();
+    assert!(blobs > 0, "no blob file in {}", db.display());
+    assert!(out.contains("STATISTICS:\nrocksdb."), "{out}");
+    assert!(
+        out.contains("rocksdb.blobdb.blob.file.bytes.written COUNT : "),
+        "{out}"
+    );
+    assert!(out.contains("Filter:     Ribbon 10 bits/key"), "{out}");
+    let flush = rec(&recs, "flush").lsmlab.foreign().unwrap().clone();
+    assert!(flush.flush_bytes.unwrap() > 300 * 1000, "{flush:?}");
+    assert_eq!(rec(&recs, "readrandom").found, 300);
+}
+
+#[cfg(not(feature = "rocksdb"))]
+#[test]
+fn an_engine_not_built_in_is_refused_with_the_feature_to_build() {
+    let e = refusal(&["--engine=rocksdb"]);
+    assert!(e.contains("--features rocksdb"), "{e}");
+}
+
+#[test]
+fn an_unknown_engine_is_refused_naming_the_choices() {
+    let e = refusal(&["--engine=wiredtiger"]);
+    assert_eq!(
+        e,
+        "--engine: invalid value \"wiredtiger\": allowed lsmlab, rocksdb, leveldb"
+    );
+}
