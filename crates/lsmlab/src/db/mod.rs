@@ -26,7 +26,7 @@ use crate::compaction::{policy_for, LayoutPolicy};
 use crate::env::{Env, FileLock, IoCategory, IoStats};
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
-use crate::key::{lookup_key, InternalKey, SequenceNumber};
+use crate::key::{lookup_key, SequenceNumber};
 use crate::memtable::{Lookup, MemTable, MemTableIter};
 use crate::options::{Options, ReadOptions, WriteOptions};
 use crate::stats::{HistogramKind, Statistics, Ticker};
@@ -215,7 +215,7 @@ impl Db {
             Some(s) => s.sequence(),
             None => inner.last_seq.load(Ordering::Acquire),
         };
-        let lookup = InternalKey(lookup_key(key, seq));
+        let lookup = lookup_key(key, seq);
         let mut found = Lookup::Absent;
         for mem in std::iter::once(&sv.mem).chain(sv.imms.iter()) {
             found = mem.get_lookup(&lookup);
@@ -227,7 +227,7 @@ impl Db {
         inner.policy.on_read();
         if found == Lookup::Absent {
             stats.add(Ticker::MemtableMiss, 1);
-            let (f, hit) = sv.version.get(&inner.tables, stats, &lookup.0)?;
+            let (f, hit) = sv.version.get(&inner.tables, stats, &lookup)?;
             if let Some(hit) = hit {
                 if inner.policy.on_get_hit(hit, &sv.version) {
                     // The policy wants work now (a float-up): wake a compaction thread

@@ -42,6 +42,20 @@ pub(crate) fn write(inner: &DbInner, opts: &WriteOptions, batch: WriteBatch) -> 
                 .into(),
         ));
     }
+    // Only a batch this large can hold a key or value too long for a memtable entry.
+    if batch.approximate_size() > crate::memtable::MAX_ENTRY_LEN {
+        if let Some(r) = batch.records().find(|r| {
+            r.key.len() > crate::memtable::MAX_ENTRY_LEN
+                || r.value.len() > crate::memtable::MAX_ENTRY_LEN
+        }) {
+            return Err(Error::InvalidArgument(format!(
+                "write: a key of {} bytes or value of {} bytes; at most {} bytes each",
+                r.key.len(),
+                r.value.len(),
+                crate::memtable::MAX_ENTRY_LEN
+            )));
+        }
+    }
     let me = Arc::new(Writer {
         batch: Mutex::new(Some(batch)),
         sync: opts.sync,

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""lsmlab against release RocksDB (and LevelDB 1.23 where it can run the cell), side by side.
+
+    scripts/perf-suite.py [--reps 3] [--only REGEX] [--out FILE.md]
+
+Each configuration runs every engine `--reps` times, alternating the engines (the order rotates
+each repetition) on a fresh database, one process per run with all of its benchmarks, as
+db_bench runs them. Prints, per configuration and benchmark, the median ops/sec of each engine,
+the ratio of the medians, the median P99 (µs, from `--histogram=1`) and the median peak RSS
+(MiB, from GNU time). Run it on a quiet machine after `cargo build --release`: nothing else may
+build or run meanwhile (2 cores here). Binaries: $LSMLAB (target/release/lsmlab), $DBBENCH
+(../shared/tools/db_bench-release), $LEVELDB (../shared/tools/leveldb_db_bench).
+
+Every engine runs without compression (lsmlab has no Snappy; db_bench's default is Snappy) and
+with Bloom filters of 10 bits/key; otherwise each engine keeps db_bench's defaults (64 MiB write
+buffers and tables, 8 MiB block cache, 4 KiB blocks, one thread) unless the configuration says.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SHARED = os.path.join(ROOT, "..", "shared", "tools")
+
+BENCHES = "fillrandom,overwrite,readrandom,readwhilewriting,seekrandom,readmissing"
+COMMON = ["--key_size=16", "--bloom_bits=10", "--compression_type=none", "--histogram=1"]
+SEED000 = ["--write_buffer_size=8388608", "--target_file_size_base=8388608", "--threads=2"]
+BLOB = ["--enable_blob_files=true", "--min_blob_size=0"]
+
+
+def sized(value_size, num, reads):
+    return [f"--value_size={value_size}", f"--num={num}", f"--reads={reads}", "--seek_nexts=10"]
+
+
+# (name, flags, benchmarks, engines). Sizes hold about 100-200 MB of user data per fill.
+CONFIGS = [
+    ("defaults 100 B", sized(100, 1_000_000, 200_000), BENCHES, ["lsmlab", "rocksdb"]),
+    ("defaults 1 KB", sized(1024, 200_000, 100_000), BENCHES, ["lsmlab", "rocksdb"]),
+    ("defaults 16 KB", sized(16384, 12_000, 12_000), BENCHES, ["lsmlab", "rocksdb"]),
+    ("defaults 16 KB blob", sized(16384, 12_000, 12_000) + BLOB, BENCHES, ["lsmlab", "rocksdb"]),
+    ("seed000 100 B", sized(100, 1_000_000, 200_000) + SEED000, BENCHES, ["lsmlab", "rocksdb"]),
+    ("seed000 1 KB", sized(1024, 200_000, 100_000) + SEED000, BENCHES, ["lsmlab", "rocksdb"]),
+    ("seed000 16 KB", sized(16384, 12_000, 12_000) + SEED000, BENCHES, ["lsmlab", "rocksdb"]),
+    ("seed000 16 KB blob", sized(16384, 12_000, 12_000) + SEED000 + BLOB, BENCHES,
+     ["lsmlab", "rocksdb"]),
+    ("sync, 4 threads", ["--value_size=100", "--num=4000", "--sync=1", "--threads=4"],
+     "fillrandom", ["lsmlab", "rocksdb"]),
+    # LevelDB's cells: what its db_bench can run at equal settings (its 64 MiB buffers and tables
+    # set to RocksDB's defaults; its keys are 16 bytes).
+    ("leveldb 100 B", sized(100, 1_000_000, 200_000)[:3] + ["--write_buffer_size=67108864"],
+     "fillseq,fillrandom,overwrite,readrandom", ["lsmlab", "rocksdb", "leveldb"]),
+    ("leveldb 1 KB", sized(1024, 200_000, 100_000)[:3] + ["--write_buffer_size=67108864"],
+     "fillseq,fillrandom,overwrite,readrandom", ["lsmlab", "rocksdb", "leveldb"]),
+]
+
+
+def leveldb_flags(flags):
+    """LevelDB 1.23's db_bench spelling of the cell's flags (it has no key_size, histogram is
+    without percentiles, compression is 0/1, table size is max_file_size)."""
+    out = ["--compression=0", "--max_file_size=67108864", "--bloom_bits=10"]
+    for f in flags:
+        name = f.split("=")[0]
+        if name in ("--value_size", "--num", "--reads", "--write_buffer_size", "--threads"):
+            out.append(f)
+    return out
+
+
+def binary(engine):
+    if engine == "lsmlab":
+        return [os.environ.get("LSMLAB", os.path.join(ROOT, "target", "release", "lsmlab")), "bench"]
+    if engine == "rocksdb":
+        return [os.environ.get("DBBENCH", os.path.join(SHARED, "db_bench-release"))]
+    return [os.environ.get("LEVELDB", os.path.join(SHARED, "leveldb_db_bench"))]
+
+
+SUMMARY = re.compile(r"^(\w+)\s+:\s+([\d.]+) micros/op(?: (\d+) ops/sec)?")
+P99 = re.compile(r"P99: ([\d.]+)")
+
+
+def parse(text, threads):
+    """{benchmark: (ops/sec, P99 µs or None)} from db_bench output."""
+    out, last = {}, None
+    for line in text.splitlines():
+        m = SUMMARY.match(line)
+        if m:
+            name, micros, ops = m.group(1), float(m.group(2)), m.group(3)
+            ops = float(ops) if ops else threads * 1e6 / micros
+            out[name] = [ops, None]
+            last = name
+            continue
+        m = P99.search(line)
+        if m and last and out[last][1] is None:
+            out[last][1] = float(m.group(1))
+    return out
+
+
+def run(engine, flags, benches, work):
+    db = os.path.join(work, "db")
+    shutil.rmtree(db, ignore_errors=True)
+    args = leveldb_flags(flags) if engine == "leveldb" else COMMON + flags
+    cmd = binary(engine) + [f"--benchmarks={benches}", f"--db={db}"] + args
+    rss = os.path.join(work, "rss")
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss] + cmd,
+                       capture_output=True, text=True)
+    threads = next((int(f.split("=")[1]) for f in args if f.startswith("--threads=")), 1)
+    res = parse(p.stdout + p.stderr, threads)
+    if p.returncode != 0 or not res:
+        sys.exit(f"{engine} failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr[-2000:]}")
+    with open(rss) as f:
+        rss_mib = int(f.read().split()[-1]) / 1024
+    return res, rss_mib
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, digits=0):
+    if x is None:
+        return "n/a"
+    return f"{x:,.{digits}f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", default="", help="run the configurations whose name matches")
+    ap.add_argument("--out", help="also write the table to this markdown file")
+    a = ap.parse_args()
+    if a.reps < 1:
+        sys.exit("--reps: at least 1")
+    work = tempfile.mkdtemp(prefix="perf-suite-")
+    rows = []
+    try:
+        for name, flags, benches, engines in CONFIGS:
+            if not re.search(a.only, name):
+                continue
+            got = {e: [] for e in engines}
+            for rep in range(a.reps):
+                order = engines[rep % len(engines):] + engines[:rep % len(engines)]
+                for e in order:
+                    res, rss = run(e, flags, benches, work)
+                    got[e].append((res, rss))
+                    line = "  ".join(f"{b} {fmt(v[0])}" for b, v in res.items())
+                    print(f"[{name}] rep {rep + 1} {e:8} rss {rss:6.0f} MiB  {line}",
+                          file=sys.stderr, flush=True)
+            for b in benches.split(","):
+                med = {}
+                for e in engines:
+                    ops = [r[0][b][0] for r in got[e] if b in r[0]]
+                    p99 = [r[0][b][1] for r in got[e] if b in r[0]]
+                    med[e] = (median(ops), median(p99), median([r[1] for r in got[e]]))
+                rows.append((name, b, med))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    head = ("| configuration | benchmark | lsmlab ops/s | RocksDB ops/s | LevelDB ops/s "
+            "| lsmlab / RocksDB | lsmlab / LevelDB | P99 µs lsmlab · RocksDB "
+            "| peak RSS MiB lsmlab · RocksDB · LevelDB |")
+    lines = [head, "|" + "---|" * 9]
+    for name, b, med in rows:
+        l, r, v = (med.get(e, (None, None, None)) for e in ("lsmlab", "rocksdb", "leveldb"))
+        ratio = lambda x, y: f"**{x / y:.2f}**" if x and y else "n/a"
+        lines.append(
+            f"| {name} | {b} | {fmt(l[0])} | {fmt(r[0])} | {fmt(v[0])} | {ratio(l[0], r[0])} "
+            f"| {ratio(l[0], v[0])} | {fmt(l[1], 1)} · {fmt(r[1], 1)} "
+            f"| {fmt(l[2])} · {fmt(r[2])} · {fmt(v[2])} |")
+    table = "\n".join(lines)
+    print(f"medians of {a.reps} alternated runs each\n\n{table}")
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
