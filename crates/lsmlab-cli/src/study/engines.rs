@@ -263,7 +263,9 @@ impl Engine {
                     p.set_pair(&format!("{k}={v}"))?;
                 }
                 let (f, set) = crate::ycsb::engine_options::flags(&p)?;
-                (f, set, |n: &str| crate::ycsb::engine_options::property_name(n))
+                (f, set, |n: &str| {
+                    crate::ycsb::engine_options::property_name(n)
+                })
             }
         };
         crate::engine::support::check(self.driver, &bench_flags, &set).map_err(|(n, why)| {
@@ -584,18 +586,37 @@ mod tests {
         let cells = expand(&p);
         let (flags, props) = step_settings(&p, &p.steps[0], &cells[0]);
         let args = lib
-            .step_args(&p.steps[0], 0, &flags, &props, Path::new("/d"), Path::new("/j"))
+            .step_args(
+                &p.steps[0],
+                0,
+                &flags,
+                &props,
+                Path::new("/d"),
+                Path::new("/j"),
+            )
             .unwrap();
         assert!(args.contains(&"--engine=leveldb".to_string()), "{args:?}");
         let (flags, props) = step_settings(&p, &p.steps[1], &cells[0]);
         let args = lib
-            .step_args(&p.steps[1], 1, &flags, &props, Path::new("/d"), Path::new("/j"))
+            .step_args(
+                &p.steps[1],
+                1,
+                &flags,
+                &props,
+                Path::new("/d"),
+                Path::new("/j"),
+            )
             .unwrap();
         assert!(args.contains(&"--engine=leveldb".to_string()), "{args:?}");
         lib.check(&p, &cells).unwrap();
-        let p = plan("title = \"t\"\n[matrix]\nuse_ribbon_filter = [true]\n[[steps]]\nbench = \"fillseq\"\n");
+        let p = plan(
+            "title = \"t\"\n[matrix]\nuse_ribbon_filter = [true]\n[[steps]]\nbench = \"fillseq\"\n",
+        );
         let e = lib.check(&p, &expand(&p)).unwrap_err();
-        assert!(e.0.starts_with("engine leveldb-lib: --use_ribbon_filter: LevelDB has Bloom"), "{e}");
+        assert!(
+            e.0.starts_with("engine leveldb-lib: --use_ribbon_filter: LevelDB has Bloom"),
+            "{e}"
+        );
         let p = plan("title = \"t\"\n[properties]\nlayout = \"fslsm\"\n[[steps]]\nycsb = \"load\"\nworkload = \"workloada\"\n");
         let e = lib.check(&p, &expand(&p)).unwrap_err();
         assert!(e.0.starts_with("engine leveldb-lib: -p layout: "), "{e}");
