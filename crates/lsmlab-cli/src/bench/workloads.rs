@@ -66,7 +66,7 @@ fn do_write(sh: &Shared<'_>, t: &mut ThreadState, order: KeyOrder) -> CliResult<
         if let Some(l) = t.write_limiter.as_mut() {
             l.request(n * (sh.key_size + f.value_size) as u64);
         }
-        let mut batch = WriteBatch::new();
+        let mut batch = WriteBatch::with_capacity(n as usize * (sh.key_size + f.value_size + 21));
         for _ in 0..n {
             generate_key(keys.next(&mut t.rand), sh.key_size, &mut key);
             batch.put(&key, values.generate(f.value_size));
