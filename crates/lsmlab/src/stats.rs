@@ -7,6 +7,7 @@ use hdrhistogram::Histogram;
 use parking_lot::Mutex;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 macro_rules! named_enum {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident => $s:expr,)* }) => {
@@ -96,7 +97,8 @@ named_enum!(
         CompactionKeyDropNewerEntry => "rocksdb.compaction.key.drop.new",
         /// Deletion markers dropped by compaction at the bottom of the tree.
         CompactionKeyDropObsolete => "rocksdb.compaction.key.drop.obsolete",
-        /// Bytes read from disk by gets and iterators.
+        /// Bytes gets and iterators read from table and blob files (data blocks not in the block
+        /// cache, blob records): the `Env`'s `user` read bytes.
         GetReadBytes => "lsmlab.user.read.bytes",
         /// Tables probed by gets (a table whose key range contained the key).
         FilesProbed => "lsmlab.get.files.probed",
@@ -122,7 +124,8 @@ named_enum!(
         FloatUpKeysDropped => "lsmlab.floatup.keys.dropped",
         /// Filter blocks written.
         FilterBlocksBuilt => "lsmlab.filter.blocks.built",
-        /// Microseconds spent building filter blocks.
+        /// Microseconds spent building filter blocks, each build rounded up to a whole
+        /// microsecond.
         FilterBuildMicros => "lsmlab.filter.build.micros",
         /// Writes delayed because level 0 reached `level0_slowdown_writes_trigger` files.
         StallL0Slowdowns => "lsmlab.stall.l0.slowdown.count",
@@ -152,9 +155,12 @@ named_enum!(
         CompactionCpuTime => "rocksdb.compaction.times.cpu_micros",
         /// Microseconds per flush.
         FlushTime => "rocksdb.db.flush.micros",
-        /// Microseconds per table-file write call.
+        /// Microseconds per table-file write at flush, compaction and float-up: each block with
+        /// its trailer, and the footer (with `Options::statistics`).
         SstWrite => "rocksdb.sst.write.micros",
-        /// Microseconds per table-file read.
+        /// Microseconds per table-file read: data blocks not in the block cache, readahead
+        /// windows of sequential readers, and the footer and meta blocks read when a table is
+        /// opened (with `Options::statistics`).
         SstRead => "rocksdb.sst.read.micros",
         /// Microseconds per WAL sync.
         WalSync => "rocksdb.wal.file.sync.micros",
@@ -176,6 +182,8 @@ const HISTOGRAM_MAX: u64 = 3_600_000_000;
 pub struct Statistics {
     tickers: Vec<AtomicU64>,
     histograms: Vec<Mutex<Histogram<u64>>>,
+    /// Whether [`Statistics::start_timer`] reads the clock (`Options::statistics`).
+    timing: bool,
 }
 
 impl Default for Statistics {
@@ -202,9 +210,17 @@ pub struct HistogramSummary {
 }
 
 impl Statistics {
-    /// All counters at zero.
+    /// All counters at zero; [`Statistics::start_timer`] off.
     pub fn new() -> Statistics {
+        Statistics::with_timing(false)
+    }
+
+    /// All counters at zero; with `timing`, [`Statistics::start_timer`] reads the clock so that
+    /// the time histograms fed through it are recorded (a database passes
+    /// `Options::statistics`).
+    pub fn with_timing(timing: bool) -> Statistics {
         Statistics {
+            timing,
             tickers: Ticker::ALL.iter().map(|_| AtomicU64::new(0)).collect(),
             histograms: HistogramKind::ALL
                 .iter()
@@ -216,6 +232,25 @@ impl Statistics {
                     )
                 })
                 .collect(),
+        }
+    }
+
+    /// True if [`Statistics::start_timer`] reads the clock.
+    pub fn timing(&self) -> bool {
+        self.timing
+    }
+
+    /// The start of a timed operation, or `None` (no clock read) when timing is off.
+    #[inline]
+    pub fn start_timer(&self) -> Option<Instant> {
+        self.timing.then(Instant::now)
+    }
+
+    /// Records the microseconds since `start` in `h`; nothing for `None`.
+    #[inline]
+    pub fn record_elapsed(&self, h: HistogramKind, start: Option<Instant>) {
+        if let Some(t) = start {
+            self.record(h, t.elapsed().as_micros() as u64);
         }
     }
 

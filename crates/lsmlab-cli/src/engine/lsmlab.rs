@@ -60,7 +60,10 @@ impl Writer for LsmlabWriter<'_> {
     }
 
     fn commit(&mut self) -> CliResult<()> {
-        let batch = std::mem::take(&mut self.batch);
+        // The next batch is allocated once at this one's size (a write batch that grows
+        // reallocates, and calloc skips glibc's thread cache).
+        let size = self.batch.approximate_size();
+        let batch = std::mem::replace(&mut self.batch, WriteBatch::with_capacity(size));
         self.store
             .db
             .write(&self.store.write_options, batch)

@@ -46,7 +46,9 @@ impl BlobCache {
         })?;
         let (value, n) = self.reader(idx.file_number)?.get(&idx, user_key, cat)?;
         self.stats.add(Ticker::BlobFileBytesRead, n);
-
+        if cat == IoCategory::UserRead {
+            self.stats.add(Ticker::GetReadBytes, n);
+        }
         Ok(value)
     }
 

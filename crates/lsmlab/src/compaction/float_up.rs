@@ -54,7 +54,7 @@ pub struct FloatUpParams<'a> {
     /// Hands out file numbers for outputs.
     pub new_file_number: &'a mut dyn FnMut() -> u64,
     /// Tickers.
-    pub stats: &'a Statistics,
+    pub stats: &'a Arc<Statistics>,
 }
 
 /// Where one entry of the floated table goes.
@@ -181,6 +181,7 @@ pub fn run_float_up(p: &mut FloatUpParams<'_>) -> Result<CompactionOutcome> {
                 number,
                 cat,
                 p.opts.table_options(to_level),
+                p.stats,
             )?);
         }
         if let Some(c) = current.as_mut() {

@@ -38,7 +38,7 @@ pub struct CompactionParams<'a> {
     /// Hands out file numbers for outputs.
     pub new_file_number: &'a mut dyn FnMut() -> u64,
     /// Tickers.
-    pub stats: &'a Statistics,
+    pub stats: &'a Arc<Statistics>,
     /// I/O category of reads and writes.
     pub category: IoCategory,
 }
@@ -82,11 +82,12 @@ impl Output {
         number: u64,
         category: IoCategory,
         opts: crate::sst::TableOptions,
+        stats: &Arc<Statistics>,
     ) -> Result<Output> {
         let path = table_path(dir, number);
         let file = env.create(&path, category)?;
         Ok(Output {
-            builder: TableBuilder::new(file, path, opts),
+            builder: TableBuilder::new(file, path, opts).with_stats(stats.clone()),
             number,
             smallest_seq: MAX_SEQUENCE,
             largest_seq: 0,
@@ -199,6 +200,7 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
                     number,
                     p.category,
                     table_opts.clone(),
+                    p.stats,
                 )?);
             }
             if let Some(c) = current.as_mut() {

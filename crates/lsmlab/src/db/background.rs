@@ -178,7 +178,7 @@ pub(crate) fn write_level0_table(
     env: &Env,
     dir: &Path,
     opts: &Options,
-    stats: &Statistics,
+    stats: &Arc<Statistics>,
     mem: &MemTable,
     number: u64,
     new_blob_number: &mut dyn FnMut() -> u64,
@@ -193,7 +193,7 @@ pub(crate) fn write_level0_table(
     }
     let path = table_path(dir, number);
     let file = env.create(&path, IoCategory::Flush)?;
-    let mut b = TableBuilder::new(file, path, opts.flush_table_options());
+    let mut b = TableBuilder::new(file, path, opts.flush_table_options()).with_stats(stats.clone());
     let mut blobs = BlobFileBuilder::new(env, dir, opts, stats, IoCategory::Blob);
     let (mut lo_seq, mut hi_seq, mut dels) = (u64::MAX, 0, 0);
     let mut separated_key = Vec::new();

@@ -173,7 +173,7 @@ impl Db {
 
     /// Sets `key` to `value`.
     pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
-        let mut b = WriteBatch::new();
+        let mut b = WriteBatch::with_capacity(key.len() + value.len() + 21);
         b.put(key, value);
         self.write(&WriteOptions::default(), b)
     }

@@ -47,7 +47,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     env.fs.create_dir_all(&wal_dir)?;
     let lock = env.fs.lock_file(&lock_path(dir))?;
     let info_log = InfoLog::open(env.fs.as_ref(), dir)?;
-    let stats = Arc::new(Statistics::new());
+    let stats = Arc::new(Statistics::with_timing(opts.statistics));
     let block_cache =
         (opts.block_cache_size > 0).then(|| Arc::new(BlockCache::new(opts.block_cache_size)));
     let tables = Arc::new(TableCache::new(

@@ -170,7 +170,7 @@ fn flush_recovered(
     mem: &MemTable,
 ) -> Result<()> {
     let number = versions.new_file_number();
-    let stats = Statistics::new();
+    let stats = std::sync::Arc::new(Statistics::new());
     let out = write_level0_table(env, dir, opts, &stats, mem, number, &mut || {
         versions.new_file_number()
     })?;

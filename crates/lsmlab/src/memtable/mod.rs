@@ -316,6 +316,28 @@ mod model_tests {
         }
     }
 
+    proptest! {
+        /// Ascending runs (which start from the last insert's splice) mixed with jumps back
+        /// (which must not) keep the list equal to the model.
+        #[test]
+        fn ascending_runs_and_jumps_agree_with_a_btreemap(starts in prop::collection::vec((0u32..5000, 1usize..60), 1..20)) {
+            let m = MemTable::new(1);
+            let mut model = BTreeMap::new();
+            let mut seq = 1;
+            for (start, run) in starts {
+                for k in start..start + run as u32 {
+                    let key = k.to_be_bytes();
+                    m.add(seq, ValueKind::Value, &key, &key);
+                    model.insert(InternalKey(make_internal_key(&key, seq, ValueKind::Value)), key.to_vec());
+                    seq += 1;
+                }
+            }
+            let all: Vec<(Vec<u8>, Vec<u8>)> = m.entries().collect();
+            let want: Vec<(Vec<u8>, Vec<u8>)> = model.into_iter().map(|(k, v)| (k.0, v)).collect();
+            prop_assert_eq!(all, want);
+        }
+    }
+
     /// Readers walking the list while the writer inserts see whole entries, in order, never
     /// fewer than were linked before they started.
     #[test]

@@ -28,6 +28,10 @@ type Node = *mut u8;
 struct Writer {
     arena: Arena,
     rng: u64,
+    /// The predecessors, on every level, of a key just above the last one inserted (RocksDB's
+    /// "splice"): an ascending run of inserts (fillseq, a sorted batch) starts from it and skips
+    /// the search from the top. Empty until the first insert.
+    splice: Option<[Node; MAX_HEIGHT]>,
 }
 
 /// The skiplist.
@@ -88,6 +92,7 @@ impl SkipList {
             writer: Mutex::new(Writer {
                 arena,
                 rng: 0x9E37_79B9_7F4A_7C15,
+                splice: None,
             }),
         }
     }
@@ -131,9 +136,16 @@ impl SkipList {
             ikey_vec.extend_from_slice(&trailer.to_le_bytes());
             &ikey_vec
         };
-        let mut prev = [self.head; MAX_HEIGHT];
         let top = self.height.load(Ordering::Relaxed);
-        let found = self.find_greater_or_equal(ikey, top, Some(&mut prev));
+        let (mut prev, found) = match w.splice.filter(|s| self.splice_fits(s, ikey, top)) {
+            // SAFETY: splice[0] is a linked node (the last inserted) or the head.
+            Some(s) => (s, unsafe { next_slot(s[0], 0).load(Ordering::Relaxed) }),
+            None => {
+                let mut prev = [self.head; MAX_HEIGHT];
+                let found = self.find_greater_or_equal(ikey, top, Some(&mut prev));
+                (prev, found)
+            }
+        };
         // SAFETY: `found` is null or a linked node.
         if !found.is_null() && unsafe { node_key(found) } == ikey {
             return false;
@@ -158,10 +170,31 @@ impl SkipList {
                 next_slot(*p, i).store(node, Ordering::Release);
             }
         }
+        prev[..height].fill(node);
+        w.splice = Some(prev);
         self.memory
             .fetch_add(w.arena.used() - before, Ordering::Relaxed);
         self.len.fetch_add(1, Ordering::Relaxed);
         true
+    }
+
+    /// True if `splice` holds the predecessors of `ikey` on every level below `top`: each is
+    /// below `ikey` and its successor is not. Checked from level 0 up, so a random key fails
+    /// after one or two comparisons.
+    fn splice_fits(&self, splice: &[Node; MAX_HEIGHT], ikey: &[u8], top: usize) -> bool {
+        // Every splice node is at or below splice[0] (the last key inserted) or is the head.
+        if splice[0] != self.head
+            // SAFETY: a splice node other than the head is a linked node.
+            && compare_internal(unsafe { node_key(splice[0]) }, ikey) != CmpOrdering::Less
+        {
+            return false;
+        }
+        (0..top).all(|i| {
+            // SAFETY: splice[i] is the head or a linked node of height > i.
+            let next = unsafe { next_slot(splice[i], i).load(Ordering::Relaxed) };
+            // SAFETY: a non-null link points at a linked node.
+            next.is_null() || compare_internal(unsafe { node_key(next) }, ikey) != CmpOrdering::Less
+        })
     }
 
     fn random_height(rng: &mut u64) -> usize {
