@@ -111,7 +111,17 @@ fn trailer(ikey: &[u8]) -> u64 {
 /// The order of internal keys: user key ascending, then trailer descending.
 #[inline]
 pub fn compare_internal(a: &[u8], b: &[u8]) -> Ordering {
-    match user_key(a).cmp(user_key(b)) {
+    let (ua, ub) = (user_key(a), user_key(b));
+    // Most keys differ in their first 8 bytes: comparing those as one big-endian word (the
+    // same order as bytewise) settles them without a call to memcmp, which was a tenth of a
+    // small-value fill's instructions.
+    if let (Some(pa), Some(pb)) = (ua.first_chunk::<8>(), ub.first_chunk::<8>()) {
+        let (pa, pb) = (u64::from_be_bytes(*pa), u64::from_be_bytes(*pb));
+        if pa != pb {
+            return pa.cmp(&pb);
+        }
+    }
+    match ua.cmp(ub) {
         Ordering::Equal => trailer(b).cmp(&trailer(a)),
         o => o,
     }
@@ -162,5 +172,25 @@ mod tests {
         let n = k.len();
         k[n - 8] = 77;
         assert!(parse_internal_key(&k).is_none());
+    }
+
+    proptest::proptest! {
+        /// The word-at-a-time fast path orders keys exactly as bytewise-then-trailer does,
+        /// including keys that share their first 8 bytes and keys shorter than 8.
+        #[test]
+        fn compare_internal_is_bytewise_then_newest_first(
+            prefix in proptest::collection::vec(0u8..3, 0..10),
+            a in proptest::collection::vec(0u8..3, 0..10),
+            b in proptest::collection::vec(0u8..3, 0..10),
+            sa in 0u64..4,
+            sb in 0u64..4,
+        ) {
+            let ua = [prefix.clone(), a].concat();
+            let ub = [prefix, b].concat();
+            let ka = make_internal_key(&ua, sa, ValueKind::Value);
+            let kb = make_internal_key(&ub, sb, ValueKind::Value);
+            let want = ua.cmp(&ub).then(sb.cmp(&sa));
+            proptest::prop_assert_eq!(compare_internal(&ka, &kb), want);
+        }
     }
 }
