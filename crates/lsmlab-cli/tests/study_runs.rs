@@ -1,5 +1,6 @@
 //! `lsmlab run`, `report` and `merge` on tiny plans: the results directory, resume after a
-//! killed study, shards merged, and refusals before anything runs.
+//! killed study, shards merged, loads built once and copied (and resumed), and refusals before
+//! anything runs.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -354,4 +355,198 @@ fn assert_well_formed_and_offline(html: &str) {
         }
     }
     assert!(stack.is_empty(), "unclosed: {stack:?}");
+}
+
+/// Two value sizes (the load differs) × two read counts (only the reads differ; the load
+/// leaves `reads` out): four cells, two loads.
+const LOADED: &str = r#"
+title = "loaded"
+engines = ["lsmlab"]
+repetitions = 2
+seed = 5
+[flags]
+num = 300
+seed = 1
+[matrix]
+reads = [50, 100]
+value_size = [64, 100]
+[load]
+steps = 1
+skip_axes = ["reads"]
+[[steps]]
+bench = "fillrandom"
+[[steps]]
+bench = "readrandom"
+"#;
+
+/// Lines of `loads/built.log`: one per load built.
+fn loads_built(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("loads").join("built.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `load` of each run's result.json, by run id.
+fn run_loads(dir: &Path) -> std::collections::BTreeMap<String, String> {
+    std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let text = std::fs::read_to_string(e.path().join("result.json")).unwrap();
+            let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+            (
+                doc["id"].as_str().unwrap().to_string(),
+                doc["load"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Every run's found fraction is 1: the reads after a copied load find every loaded key.
+fn assert_all_found(dir: &Path, runs: usize) {
+    let (_, found) = runs_set(dir);
+    assert_eq!(found.len(), runs, "{found:?}");
+    for (run, v) in &found {
+        assert_eq!(v.parse::<f64>().unwrap(), 1.0, "{run}");
+    }
+}
+
+#[test]
+fn cells_that_load_alike_share_one_load_and_read_every_key_from_its_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), LOADED);
+    let out = tmp.path().join("out");
+    let (code, _, stderr) = lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    // Two loads built, once each, for eight runs.
+    let built = loads_built(&out);
+    assert_eq!(built.len(), 2, "{built:?}");
+    let loads = run_loads(&out);
+    assert_eq!(loads.len(), 8);
+    // c000/c002 differ only in reads, c000/c001 in value_size.
+    let of = |run: &str| loads[run].clone();
+    assert!(!of("c000-lsmlab-r0").is_empty());
+    for r in 0..2 {
+        assert_eq!(of(&format!("c000-lsmlab-r{r}")), of("c000-lsmlab-r0"));
+        assert_eq!(of(&format!("c002-lsmlab-r{r}")), of("c000-lsmlab-r0"));
+        assert_eq!(of(&format!("c001-lsmlab-r{r}")), of("c001-lsmlab-r0"));
+        assert_eq!(of(&format!("c003-lsmlab-r{r}")), of("c001-lsmlab-r0"));
+    }
+    assert_ne!(of("c000-lsmlab-r0"), of("c001-lsmlab-r0"));
+    for key in [of("c000-lsmlab-r0"), of("c001-lsmlab-r0")] {
+        let l = out.join("loads").join(&key);
+        for f in ["step0.cmd", "step0.stdout", "load.json", "timeseries.csv"] {
+            assert!(l.join(f).is_file(), "{key}/{f}");
+        }
+        let cmd = std::fs::read_to_string(l.join("step0.cmd")).unwrap();
+        assert!(cmd.contains("--benchmarks=fillrandom"), "{cmd}");
+        assert!(!cmd.contains("--reads"), "the load leaves reads out: {cmd}");
+        assert!(built.iter().filter(|b| b.starts_with(&key)).count() == 1);
+    }
+    // A run keeps the steps after the load, on the existing (copied) database, and says where
+    // its load is.
+    let r = out.join("runs").join("c002-lsmlab-r1");
+    assert!(!r.join("step0.cmd").exists());
+    let cmd = std::fs::read_to_string(r.join("step1.cmd")).unwrap();
+    assert!(
+        cmd.contains("--reads=100") && cmd.contains("--use_existing_db=1"),
+        "{cmd}"
+    );
+    let note = std::fs::read_to_string(r.join("load.txt")).unwrap();
+    assert!(
+        note.contains(&format!("loads/{}/", of("c002-lsmlab-r1"))),
+        "{note}"
+    );
+    let (keys, _) = runs_set(&out);
+    assert!(keys.contains(&("c002-lsmlab-r1".into(), "readrandom.ops_per_sec".into())));
+    assert!(
+        !keys.iter().any(|(_, m)| m.starts_with("fillrandom.")),
+        "load figures are the load's"
+    );
+    assert_all_found(&out, 8);
+    // No database is left: loads go once their last run is done.
+    assert!(!out.join("db").exists());
+    // --dry-run shows the loads.
+    let (code, stdout, stderr) = lsmlab(&["run", &plan, "--dry-run"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("load: steps 0-0, 2 loads"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("load {} lsmlab: c000 c002", of("c000-lsmlab-r0"))),
+        "{stdout}"
+    );
+}
+
+/// A plan of one load shared by two cells, run through `script` as the lsmlab binary.
+fn scripted(dir: &Path, script: &str) -> String {
+    let path = dir.join("engine.sh");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\nMARK={mark}\n{script}\nexec {bin} \"$@\"\n",
+            mark = dir.join("killed").display(),
+            bin = env!("CARGO_BIN_EXE_lsmlab")
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let text = LOADED.replace("value_size = [64, 100]\n", "").replace(
+        "[load]",
+        &format!("[engine.lsmlab]\nbinary = \"{}\"\n[load]", path.display()),
+    );
+    write_plan(dir, &text)
+}
+
+/// Kills the study the first time a command line contains `pattern`: before the step runs, or
+/// (with `after`) once it ran.
+fn kill_study_at(pattern: &str, after: bool) -> String {
+    let run_first = if after {
+        format!("{} \"$@\"; ", env!("CARGO_BIN_EXE_lsmlab"))
+    } else {
+        String::new()
+    };
+    format!(
+        "case \"$*\" in *{pattern}*) if [ ! -e \"$MARK\" ]; then touch \"$MARK\"; {run_first}kill -9 $PPID; sleep 30; fi;; esac"
+    )
+}
+
+#[test]
+fn resume_reuses_a_whole_load_and_rebuilds_a_partial_one() {
+    // Killed as the first read starts: the load is whole, and resume starts from it.
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = scripted(tmp.path(), &kill_study_at("--benchmarks=readrandom", false));
+    let out = tmp.path().join("out");
+    let (code, _, _) = lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]);
+    assert_ne!(code, 0, "the study was to be killed");
+    assert_eq!(loads_built(&out).len(), 1);
+    let (code, _, stderr) = lsmlab(&["run", "--resume", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(loads_built(&out).len(), 1, "the whole load was built again");
+    assert_all_found(&out, 4);
+    assert!(!out.join("db").exists());
+
+    // Killed once the load's step ran but before the load was marked whole: resume builds it
+    // again and removes the partial one.
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = scripted(tmp.path(), &kill_study_at("--benchmarks=fillrandom", true));
+    let out = tmp.path().join("out");
+    let (code, _, _) = lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]);
+    assert_ne!(code, 0, "the study was to be killed");
+    assert!(loads_built(&out).is_empty());
+    let partial: Vec<String> = std::fs::read_dir(out.join("db"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        partial.len() == 1 && partial[0].starts_with("load-") && partial[0].contains('.'),
+        "{partial:?}"
+    );
+    let (code, _, stderr) = lsmlab(&["run", "--resume", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(loads_built(&out).len(), 1);
+    assert_all_found(&out, 4);
+    assert!(!out.join("db").exists());
 }

@@ -289,6 +289,7 @@ mod tests {
             status: "ok".into(),
             error: String::new(),
             engine_version: String::new(),
+            load: String::new(),
             metrics: [("x.ops_per_sec".to_string(), v)].into_iter().collect(),
         }
     }

@@ -367,7 +367,7 @@ impl Engine {
         let tmp = Path::new("/nonexistent");
         for c in cells {
             for (i, step) in plan.steps.iter().enumerate() {
-                let (flags, props) = step_settings(plan, step, c);
+                let (flags, props) = step_settings(plan, step, &super::load::step_cell(plan, c, i));
                 if self.kind == Kind::Lsmlab {
                     for (k, _) in &flags {
                         if step.kind(i)? != StepKind::Bench && step.kind(i)? != StepKind::Settle {

@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod engines;
 pub mod environment;
 pub mod figures;
+pub mod load;
 pub mod matrix;
 pub mod metrics;
 pub mod parse;
@@ -64,7 +65,7 @@ pub struct EngineRecord {
 }
 
 /// FNV-1a, 64 bits: a stable fingerprint of the plan (not for security).
-fn fingerprint(parts: &[&str]) -> String {
+pub(crate) fn fingerprint(parts: &[&str]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for p in parts {
         for b in p.bytes().chain(std::iter::once(0)) {
@@ -275,6 +276,33 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         for c in &cells {
             println!("  {} {}", c.id(), c.label());
         }
+        if let Some(l) = &plan.load {
+            let loads = load::Loads::new(&plan, &cells, &engines, &order)?;
+            println!(
+                "load: steps 0-{}, {} loads, built once each; every run starts from a copy of its cell's load{}",
+                l.steps - 1,
+                loads.count(),
+                if l.skip_axes.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (the load leaves out {})", l.skip_axes.join(", "))
+                }
+            );
+            let mut by_key: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+            for c in &cells {
+                for e in &engines {
+                    if let Some(k) = loads.key_of(c.index, &e.name) {
+                        by_key
+                            .entry((k.to_string(), e.name.clone()))
+                            .or_default()
+                            .push(c.id());
+                    }
+                }
+            }
+            for ((k, e), cs) in &by_key {
+                println!("  load {k} {e}: {}", cs.join(" "));
+            }
+        }
         println!("{} runs in this order:", order.len());
         for (i, k) in order.iter().enumerate() {
             println!("  {:>4} {}", i + 1, k.id());
@@ -343,19 +371,23 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         dir.display()
     );
     runner::clear_stale_databases(&db_dir, &order);
+    let pending: Vec<(usize, &matrix::RunKey)> = order
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| results::finished(&dir, &k.id()).is_none())
+        .collect();
+    let mut loads = load::Loads::new(&plan, &cells, &engines, pending.iter().map(|(_, k)| *k))?;
     let mut progress = runner::Progress::new(order.len(), skipped);
     let mut failed = 0;
-    for (i, key) in order.iter().enumerate() {
-        if results::finished(&dir, &key.id()).is_some() {
-            continue;
-        }
+    for (i, key) in pending {
         progress.start(&key.id());
         let t = std::time::Instant::now();
-        let rec = runner::run_one(&ctx, key, i)?;
+        let rec = runner::run_one(&ctx, &mut loads, key, i)?;
         failed += usize::from(rec.status != "ok");
         progress.finish(&rec, t.elapsed().as_secs_f64());
     }
     progress.close();
+    loads.remove_all(&db_dir);
     let _ = std::fs::remove_dir(&db_dir);
     let report = finish(&dir)?;
     if failed > 0 {

@@ -40,6 +40,10 @@ pub struct Plan {
     pub matrix: Table,
     /// What each run does, in order, on one fresh database.
     pub steps: Vec<Step>,
+    /// Leading steps that build the database once per distinct load; each run then starts from
+    /// a copy of it and runs the remaining steps.
+    #[serde(default)]
+    pub load: Option<Load>,
     /// Runs of each cell and engine (default 5).
     #[serde(default = "default_repetitions")]
     pub repetitions: u32,
@@ -83,6 +87,19 @@ pub struct EngineSpec {
     /// db_bench). Default: the engine's name when it is one of those.
     #[serde(default)]
     pub kind: Option<String>,
+}
+
+/// The load: leading steps run once per (engine, effective settings of those steps), whose
+/// database every run with the same load starts from a copy of.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Load {
+    /// How many leading steps build the database: at least 1, fewer than all steps.
+    pub steps: usize,
+    /// Axes the load steps leave out (read-side settings such as `cache_size`): cells that
+    /// differ only in them share one load.
+    #[serde(default)]
+    pub skip_axes: Vec<String>,
 }
 
 /// Overrides for one scale.
@@ -270,6 +287,22 @@ impl Plan {
                 )));
             }
         }
+        if let Some(l) = &self.load {
+            if l.steps == 0 || l.steps >= self.steps.len() {
+                return Err(CliError::new(format!(
+                    "load.steps: {}; allowed 1 to {} (the load is the first steps, and at least one step must run on its copy)",
+                    l.steps,
+                    self.steps.len().saturating_sub(1)
+                )));
+            }
+            for a in &l.skip_axes {
+                if !self.matrix.contains_key(a) {
+                    return Err(CliError::new(format!(
+                        "load.skip_axes: {a:?} is not an axis of [matrix]"
+                    )));
+                }
+            }
+        }
         for a in self.compare.iter().flatten() {
             if !self.matrix.contains_key(a) {
                 return Err(CliError::new(format!(
@@ -417,6 +450,28 @@ bench = "fillseq"
             let at = (i * 104_729) % v.len();
             v[at] = *b;
             check(&String::from_utf8_lossy(&v));
+        }
+    }
+
+    #[test]
+    fn loads_are_leading_steps_and_skip_only_axes() {
+        let two = format!("{MINIMAL}[[steps]]\nbench = \"readrandom\"\n[matrix]\nreads = [1, 2]\n");
+        let p = Plan::parse(&format!(
+            "{two}[load]\nsteps = 1\nskip_axes = [\"reads\"]\n"
+        ))
+        .unwrap();
+        assert_eq!(p.load.unwrap().steps, 1);
+        for (load, expect) in [
+            ("steps = 0", "load.steps: 0; allowed 1 to 1"),
+            ("steps = 2", "load.steps: 2"),
+            (
+                "steps = 1\nskip_axes = [\"cache\"]",
+                "\"cache\" is not an axis",
+            ),
+            ("steps = 1\nstep = 1", "step"),
+        ] {
+            let e = Plan::parse(&format!("{two}[load]\n{load}\n")).unwrap_err();
+            assert!(e.0.contains(expect), "{load}: {e}");
         }
     }
 

@@ -452,6 +452,28 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
         ),
         ("flags".into(), flags.join(" ")),
     ];
+    let mut setup = setup;
+    if let Some(l) = &plan.load {
+        let loads: std::collections::BTreeSet<&str> = input
+            .records
+            .iter()
+            .map(|r| r.load.as_str())
+            .filter(|k| !k.is_empty())
+            .collect();
+        setup.push((
+            "load".into(),
+            format!(
+                "steps 0 to {} built once per distinct load ({} loads, in loads/){}; each run starts from a copy of its load and its figures are those of the later steps",
+                l.steps - 1,
+                loads.len(),
+                if l.skip_axes.is_empty() {
+                    String::new()
+                } else {
+                    format!(", leaving out {}", l.skip_axes.join(", "))
+                }
+            ),
+        ));
+    }
     let machine: Vec<(String, String)> = vec![
         ("host".into(), env.hostname.clone()),
         (

@@ -37,6 +37,10 @@ pub struct RunRecord {
     /// The engine version its output printed.
     #[serde(default)]
     pub engine_version: String,
+    /// The load it started from a copy of (`loads/KEY/` holds its steps' outputs); empty when
+    /// the run built its database itself.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub load: String,
     /// Every figure.
     pub metrics: Metrics,
 }
@@ -162,6 +166,7 @@ mod tests {
             status: "ok".into(),
             error: String::new(),
             engine_version: String::new(),
+            load: String::new(),
             metrics: [("a.x".to_string(), 1.5), ("b.y".to_string(), 2.0)]
                 .into_iter()
                 .collect(),

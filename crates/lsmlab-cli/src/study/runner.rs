@@ -1,7 +1,9 @@
-//! Running a study's runs: each step a child process on a fresh database, sampled once a second,
-//! its output kept, its figures parsed, and the run marked done by a rename, last.
+//! Running a study's runs: each step a child process on a fresh database (or a copy of a loaded
+//! one, see `load`), sampled once a second, its output kept, its figures parsed, and the run
+//! marked done by a rename, last.
 
 use super::engines::{step_settings, Engine, Kind};
+use super::load::{self, Loads};
 use super::matrix::{Cell, RunKey};
 use super::metrics::{self, Metrics};
 use super::parse;
@@ -94,14 +96,123 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// Runs `key` in `tmp`; returns its record (failed runs included, with their error).
-fn execute(ctx: &Context, key: &RunKey, order: usize, tmp: &Path) -> CliResult<RunRecord> {
-    let cell = &ctx.cells[key.cell];
-    let engine = ctx
-        .engines
+/// What running some of a run's steps produced.
+pub struct StepsOutcome {
+    /// Why a step failed; empty when all went well.
+    pub error: String,
+    /// The engine version the output printed.
+    pub engine_version: String,
+    /// The figures of the steps.
+    pub metrics: Metrics,
+    /// The samples of each step.
+    pub series: Vec<Vec<Sample>>,
+    /// `timeseries.csv` rows (`step,t,cpu_pct,rss_bytes,read_bytes,write_bytes`).
+    pub timeseries: String,
+}
+
+/// Header of `timeseries.csv`.
+pub const TIMESERIES_HEADER: &str = "step,t,cpu_pct,rss_bytes,read_bytes,write_bytes\n";
+
+/// Runs steps `steps` of the plan on `engine` with the settings of `cell`, on the database at
+/// `db`, keeping each step's command, outputs and JSON in `out`. Stops at the first failure.
+pub fn run_steps(
+    plan: &Plan,
+    engine: &Engine,
+    cell: &Cell,
+    steps: std::ops::Range<usize>,
+    db: &Path,
+    out: &Path,
+) -> CliResult<StepsOutcome> {
+    let mut o = StepsOutcome {
+        error: String::new(),
+        engine_version: String::new(),
+        metrics: Metrics::new(),
+        series: Vec::new(),
+        timeseries: String::new(),
+    };
+    for i in steps {
+        let step = &plan.steps[i];
+        let (flags, props) = step_settings(plan, step, cell);
+        let json = out.join(format!("step{i}.json"));
+        let args = engine.step_args(step, i, &flags, &props, db, &json)?;
+        let cmd = std::iter::once(engine.binary.as_str())
+            .chain(args.iter().map(String::as_str))
+            .map(shell_quote)
+            .collect::<Vec<_>>()
+            .join(" ");
+        std::fs::write(out.join(format!("step{i}.cmd")), cmd + "\n").map_err(|e| io_err(out, e))?;
+        let (so, se) = (
+            out.join(format!("step{i}.stdout")),
+            out.join(format!("step{i}.stderr")),
+        );
+        let (status, samples) = run_child(&engine.binary, &args, &so, &se)?;
+        for s in &samples {
+            o.timeseries.push_str(&format!(
+                "{i},{:.3},{:.1},{},{},{}\n",
+                s.t, s.cpu_pct, s.rss_bytes, s.read_bytes, s.write_bytes
+            ));
+        }
+        o.series.push(samples);
+        let stdout = std::fs::read_to_string(&so).unwrap_or_default();
+        let stderr = std::fs::read_to_string(&se).unwrap_or_default();
+        if !status.success() {
+            let last = stderr
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            o.error = format!("step {i} exited with {status}: {last}");
+            break;
+        }
+        let label = step_label(step, i);
+        let parsed = parse::parse(&(stdout.clone() + "\n" + &stderr));
+        if let Some((tool, v)) = &parsed.version {
+            o.engine_version = format!("{tool} {v}");
+        }
+        let threads = flags
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "threads")
+            .and_then(|(_, v)| v.parse::<f64>().ok())
+            .unwrap_or(1.0);
+        metrics::from_bench_output(&mut o.metrics, &label, &parsed, threads);
+        if engine.kind == Kind::Lsmlab {
+            if let Ok(text) = std::fs::read_to_string(&json) {
+                if let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) {
+                    metrics::from_lsmlab_json(&mut o.metrics, &label, &doc);
+                }
+            }
+        }
+        if step.kind(i)? != StepKind::Settle
+            && parsed.benchmarks.is_empty()
+            && !matches!(step.kind(i)?, StepKind::YcsbLoad | StepKind::YcsbRun)
+        {
+            o.error = format!("step {i} printed no summary line; see its stdout");
+            break;
+        }
+    }
+    Ok(o)
+}
+
+/// The resolved engine named `name`.
+pub fn engine_named<'e>(engines: &'e [Engine], name: &str) -> CliResult<&'e Engine> {
+    engines
         .iter()
-        .find(|e| e.name == key.engine)
-        .ok_or_else(|| CliError::new(format!("engine {} is not resolved", key.engine)))?;
+        .find(|e| e.name == name)
+        .ok_or_else(|| CliError::new(format!("engine {name} is not resolved")))
+}
+
+/// Runs `key` in `tmp`; returns its record (failed runs included, with their error). With a
+/// load, the run starts from a copy of the loaded database and runs the steps after the load.
+fn execute(
+    ctx: &Context,
+    loads: &mut Loads,
+    key: &RunKey,
+    order: usize,
+    tmp: &Path,
+) -> CliResult<RunRecord> {
+    let cell = &ctx.cells[key.cell];
+    let engine = engine_named(ctx.engines, &key.engine)?;
     // A database of its own for each attempt: a run of a killed study may still be dying (its
     // last system call finishing) when `--resume` starts the same run again.
     let db = ctx
@@ -120,82 +231,68 @@ fn execute(ctx: &Context, key: &RunKey, order: usize, tmp: &Path) -> CliResult<R
         status: "ok".into(),
         error: String::new(),
         engine_version: String::new(),
+        load: String::new(),
         metrics: Metrics::new(),
     };
-    let mut series: Vec<Vec<Sample>> = Vec::new();
-    let mut timeseries = String::from("step,t,cpu_pct,rss_bytes,read_bytes,write_bytes\n");
-    let started = Instant::now();
-    for (i, step) in ctx.plan.steps.iter().enumerate() {
-        let (flags, props) = step_settings(ctx.plan, step, cell);
-        let json = tmp.join(format!("step{i}.json"));
-        let args = engine.step_args(step, i, &flags, &props, &db, &json)?;
-        let cmd = std::iter::once(engine.binary.as_str())
-            .chain(args.iter().map(String::as_str))
-            .map(shell_quote)
-            .collect::<Vec<_>>()
-            .join(" ");
-        std::fs::write(tmp.join(format!("step{i}.cmd")), cmd + "\n").map_err(|e| io_err(tmp, e))?;
-        let (so, se) = (
-            tmp.join(format!("step{i}.stdout")),
-            tmp.join(format!("step{i}.stderr")),
-        );
-        let (status, samples) = run_child(&engine.binary, &args, &so, &se)?;
-        for s in &samples {
-            timeseries.push_str(&format!(
-                "{i},{:.3},{:.1},{},{},{}\n",
-                s.t, s.cpu_pct, s.rss_bytes, s.read_bytes, s.write_bytes
-            ));
-        }
-        series.push(samples);
-        let stdout = std::fs::read_to_string(&so).unwrap_or_default();
-        let stderr = std::fs::read_to_string(&se).unwrap_or_default();
-        if !status.success() {
-            let last = stderr
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("");
-            rec.status = "failed".into();
-            rec.error = format!("step {i} exited with {status}: {last}");
-            break;
-        }
-        let label = step_label(step, i);
-        let parsed = parse::parse(&(stdout.clone() + "\n" + &stderr));
-        if let Some((tool, v)) = &parsed.version {
-            rec.engine_version = format!("{tool} {v}");
-        }
-        let threads = flags
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "threads")
-            .and_then(|(_, v)| v.parse::<f64>().ok())
-            .unwrap_or(1.0);
-        metrics::from_bench_output(&mut rec.metrics, &label, &parsed, threads);
-        if engine.kind == Kind::Lsmlab {
-            if let Ok(text) = std::fs::read_to_string(&json) {
-                if let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) {
-                    metrics::from_lsmlab_json(&mut rec.metrics, &label, &doc);
+    let mut first = 0;
+    if let Some(n) = loads.steps() {
+        first = n;
+        match loads.prepare(ctx, key)? {
+            Ok(loaded) => {
+                rec.load = loaded.key.clone();
+                rec.engine_version = loaded.engine_version.clone();
+                std::fs::write(tmp.join("load.txt"), loaded.note(n)).map_err(|e| io_err(tmp, e))?;
+                if let Err(e) = load::copy_dir(&loaded.db, &db) {
+                    rec.status = "failed".into();
+                    rec.error = format!("copying load {}: {e}", loaded.key);
                 }
             }
-        }
-        if step.kind(i)? != StepKind::Settle
-            && parsed.benchmarks.is_empty()
-            && !matches!(step.kind(i)?, StepKind::YcsbLoad | StepKind::YcsbRun)
-        {
-            rec.status = "failed".into();
-            rec.error = format!("step {i} printed no summary line; see its stdout");
-            break;
+            Err(e) => {
+                rec.status = "failed".into();
+                rec.error = e;
+            }
         }
     }
+    let started = Instant::now();
+    let mut o = StepsOutcome {
+        error: rec.error.clone(),
+        engine_version: String::new(),
+        metrics: Metrics::new(),
+        series: Vec::new(),
+        timeseries: String::new(),
+    };
+    if rec.status == "ok" {
+        o = run_steps(
+            ctx.plan,
+            engine,
+            cell,
+            first..ctx.plan.steps.len(),
+            &db,
+            tmp,
+        )?;
+    }
+    if !o.error.is_empty() {
+        rec.status = "failed".into();
+        rec.error = o.error;
+    }
+    if !o.engine_version.is_empty() {
+        rec.engine_version = o.engine_version;
+    }
+    rec.metrics = o.metrics;
     if rec.status == "ok" {
         rec.metrics.insert(
             "db_size_mb".into(),
             metrics::dir_bytes(&db) as f64 / (1024.0 * 1024.0),
         );
     }
-    metrics::from_samples(&mut rec.metrics, &series, started.elapsed().as_secs_f64());
-    std::fs::write(tmp.join("timeseries.csv"), timeseries).map_err(|e| io_err(tmp, e))?;
+    metrics::from_samples(&mut rec.metrics, &o.series, started.elapsed().as_secs_f64());
+    std::fs::write(
+        tmp.join("timeseries.csv"),
+        String::from(TIMESERIES_HEADER) + &o.timeseries,
+    )
+    .map_err(|e| io_err(tmp, e))?;
     let _ = std::fs::remove_dir_all(&db);
+    loads.done_with(ctx, key);
     Ok(rec)
 }
 
@@ -222,7 +319,8 @@ pub fn step_label(step: &super::plan::Step, i: usize) -> String {
 }
 
 /// Removes the databases that runs of an earlier, killed attempt at this study left in
-/// `db_dir` (`ID.PID` of a run id of `order`); anything else there is not the study's to touch.
+/// `db_dir` (`ID.PID` of a run id of `order`, and loads it did not finish, `load-KEY.PID`);
+/// anything else there is not the study's to touch.
 pub fn clear_stale_databases(db_dir: &Path, order: &[RunKey]) {
     let Ok(rd) = std::fs::read_dir(db_dir) else {
         return;
@@ -230,6 +328,10 @@ pub fn clear_stale_databases(db_dir: &Path, order: &[RunKey]) {
     let ids: std::collections::HashSet<String> = order.iter().map(RunKey::id).collect();
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
+        if load::is_partial_load(&name) {
+            let _ = std::fs::remove_dir_all(e.path());
+            continue;
+        }
         let Some((id, pid)) = name.rsplit_once('.') else {
             continue;
         };
@@ -240,12 +342,17 @@ pub fn clear_stale_databases(db_dir: &Path, order: &[RunKey]) {
 }
 
 /// Runs and records `key`: built in `ID.partial`, renamed to `ID` when whole.
-pub fn run_one(ctx: &Context, key: &RunKey, order: usize) -> CliResult<RunRecord> {
+pub fn run_one(
+    ctx: &Context,
+    loads: &mut Loads,
+    key: &RunKey,
+    order: usize,
+) -> CliResult<RunRecord> {
     let final_dir = results::run_dir(ctx.dir, &key.id());
     let tmp = final_dir.with_extension("partial");
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| io_err(&tmp, e))?;
-    let rec = execute(ctx, key, order, &tmp)?;
+    let rec = execute(ctx, loads, key, order, &tmp)?;
     let text = serde_json::to_string_pretty(&rec)
         .map_err(|e| CliError::new(format!("result of {}: {e}", key.id())))?;
     std::fs::write(tmp.join("result.json"), text).map_err(|e| io_err(&tmp, e))?;

@@ -1,6 +1,8 @@
 //! The memtable's arena: entries are bump-allocated in blocks that live as long as the
 //! memtable, so a skiplist node is one allocation-free write and readers can hold plain pointers.
 
+use std::mem::MaybeUninit;
+
 /// The first block; blocks double up to [`MAX_BLOCK`], so a memtable of a few entries (tests,
 /// tiny write buffers) does not hold a megabyte.
 const FIRST_BLOCK: usize = 4 << 10;
@@ -8,10 +10,10 @@ const FIRST_BLOCK: usize = 4 << 10;
 /// write buffer.
 const MAX_BLOCK: usize = 1 << 20;
 
-/// Bump allocator of 8-byte-aligned memory. Memory is zeroed, never moved and never freed
-/// before the arena is dropped.
+/// Bump allocator of 8-byte-aligned memory, not initialised (the skiplist writes every byte
+/// of a node that it reads): never moved and never freed before the arena is dropped.
 pub(super) struct Arena {
-    blocks: Vec<Box<[u64]>>,
+    blocks: Vec<Box<[MaybeUninit<u64>]>>,
     /// Next free word in the last regular block and the words left in it.
     next: *mut u64,
     left: usize,
@@ -35,7 +37,7 @@ impl Arena {
         }
     }
 
-    /// `bytes` of zeroed memory aligned to 8, valid until the arena is dropped.
+    /// `bytes` of uninitialised memory aligned to 8, valid until the arena is dropped.
     pub(super) fn allocate(&mut self, bytes: usize) -> *mut u8 {
         let words = bytes.div_ceil(8).max(1);
         self.used += words * 8;
@@ -61,7 +63,8 @@ impl Arena {
     }
 
     fn new_block(&mut self, words: usize) -> *mut u8 {
-        let mut block = vec![0u64; words].into_boxed_slice();
+        // Uninitialised: zeroing a megabyte per block was 4 % of a small-value fill.
+        let mut block = Box::<[u64]>::new_uninit_slice(words);
         let p = block.as_mut_ptr() as *mut u8;
         self.blocks.push(block);
         p
@@ -78,7 +81,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn allocations_are_aligned_disjoint_and_zeroed() {
+    fn allocations_are_aligned_and_disjoint() {
         let mut a = Arena::new();
         let mut seen: Vec<(usize, usize)> = Vec::new();
         for (i, n) in [1usize, 7, 8, 9, 4000, 300_000, 5, 1 << 20, 33]
@@ -87,10 +90,8 @@ mod tests {
         {
             let p = a.allocate(*n);
             assert_eq!(p as usize % 8, 0, "allocation {i}");
-            // SAFETY: the arena handed out `n` bytes at `p`.
-            let s = unsafe { std::slice::from_raw_parts_mut(p, *n) };
-            assert!(s.iter().all(|b| *b == 0));
-            s.fill(0xAB);
+            // SAFETY: the arena handed out `n` bytes at `p`; they are written before any read.
+            unsafe { std::ptr::write_bytes(p, 0xAB, *n) };
             let r = (p as usize, p as usize + n);
             assert!(
                 seen.iter().all(|&(lo, hi)| r.1 <= lo || r.0 >= hi),

@@ -58,6 +58,15 @@ unsafe fn next_slot<'a>(node: Node, level: usize) -> &'a AtomicPtr<u8> {
     &*(node.sub(8 * (level + 1)) as *const AtomicPtr<u8>)
 }
 
+/// Initialises the (uninitialised) next pointer of `node` at `level` to `to`.
+///
+/// # Safety
+/// `node` was allocated with a height above `level` and is not yet reachable by readers.
+#[inline]
+unsafe fn init_slot(node: Node, level: usize, to: Node) {
+    (node.sub(8 * (level + 1)) as *mut AtomicPtr<u8>).write(AtomicPtr::new(to));
+}
+
 /// The internal key stored in `node`.
 ///
 /// # Safety
@@ -84,6 +93,10 @@ impl SkipList {
     pub(super) fn new() -> SkipList {
         let mut arena = Arena::new();
         let head = Self::alloc_node(&mut arena, MAX_HEIGHT, 0, 0);
+        for i in 0..MAX_HEIGHT {
+            // SAFETY: the head was just allocated with MAX_HEIGHT links and is not shared yet.
+            unsafe { init_slot(head, i, ptr::null_mut()) };
+        }
         SkipList {
             head,
             height: AtomicUsize::new(1),
@@ -165,8 +178,7 @@ impl SkipList {
             ptr::copy_nonoverlapping(ikey.as_ptr(), node.add(HEADER), klen);
             ptr::copy_nonoverlapping(value.as_ptr(), node.add(HEADER + klen), value.len());
             for (i, p) in prev.iter().enumerate().take(height) {
-                let succ = next_slot(*p, i).load(Ordering::Relaxed);
-                next_slot(node, i).store(succ, Ordering::Relaxed);
+                init_slot(node, i, next_slot(*p, i).load(Ordering::Relaxed));
                 next_slot(*p, i).store(node, Ordering::Release);
             }
         }
