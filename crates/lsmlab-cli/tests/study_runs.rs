@@ -468,6 +468,37 @@ fn cells_that_load_alike_share_one_load_and_read_every_key_from_its_copy() {
     assert_all_found(&out, 8);
     // No database is left: loads go once their last run is done.
     assert!(!out.join("db").exists());
+    // Shards build the loads of their cells; merged, the runs find the loads they name.
+    let mut shards = Vec::new();
+    for i in 0..2 {
+        let d = tmp.path().join(format!("shard{i}"));
+        let (code, _, stderr) = lsmlab(&[
+            "run",
+            &plan,
+            "--shard",
+            &format!("{i}/2"),
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        shards.push(d.display().to_string());
+    }
+    let merged = tmp.path().join("merged");
+    let (code, _, stderr) = lsmlab(&[
+        "merge",
+        "--out",
+        merged.to_str().unwrap(),
+        &shards[0],
+        &shards[1],
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(loads_built(&merged).len(), 2);
+    for key in run_loads(&merged).values() {
+        assert!(
+            merged.join("loads").join(key).join("load.json").is_file(),
+            "{key}"
+        );
+    }
     // --dry-run shows the loads.
     let (code, stdout, stderr) = lsmlab(&["run", &plan, "--dry-run"]);
     assert_eq!(code, 0, "{stderr}");

@@ -109,12 +109,12 @@ fn json<T: Serialize>(v: &T) -> CliResult<String> {
     serde_json::to_string_pretty(v).map_err(|e| CliError::new(format!("json: {e}")))
 }
 
-/// A rough time for one run when the plan gives none: every benchmark's operations at 200,000
-/// per second, YCSB's at 50,000, plus a second per step to start the process.
-fn guess_seconds(plan: &Plan) -> f64 {
+/// A rough time for `steps` of one run when the plan gives none: every benchmark's operations
+/// at 200,000 per second, YCSB's at 50,000, plus a second per step to start the process.
+fn guess_seconds(plan: &Plan, steps: std::ops::Range<usize>) -> f64 {
     let int = |t: &plan::Table, k: &str| t.get(k).and_then(|v| v.as_integer());
     let mut s = 0.0;
-    for step in &plan.steps {
+    for step in &plan.steps[steps] {
         s += 1.0;
         if let Some(b) = &step.bench {
             let num = int(&step.flags, "num")
@@ -257,11 +257,19 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         order: order.iter().map(|k| k.id()).collect(),
         plan: plan.clone(),
     };
-    let per_run = scale_arg
+    // With a load and no measured time per run, runs cost the steps after the load and each
+    // load its own steps once.
+    let given_per_run = scale_arg
         .as_deref()
         .and_then(|s| given.scale.get(s))
-        .and_then(|s| s.seconds_per_run)
-        .unwrap_or_else(|| guess_seconds(&plan));
+        .and_then(|s| s.seconds_per_run);
+    let load_steps = plan.load.as_ref().map_or(0, |l| l.steps);
+    let per_run =
+        given_per_run.unwrap_or_else(|| guess_seconds(&plan, load_steps..plan.steps.len()));
+    let per_load = match given_per_run {
+        Some(_) => 0.0,
+        None => guess_seconds(&plan, 0..load_steps),
+    };
     if args.dry_run {
         println!(
             "plan: {} (scale {}, {} repetitions, seed {seed})",
@@ -307,10 +315,11 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         for (i, k) in order.iter().enumerate() {
             println!("  {:>4} {}", i + 1, k.id());
         }
+        let loads = load::Loads::new(&plan, &cells, &engines, &order)?.count();
         println!(
             "estimate: {:.0} s per run, {:.1} min in all{}",
             per_run,
-            per_run * order.len() as f64 / 60.0,
+            (per_run * order.len() as f64 + per_load * loads as f64) / 60.0,
             if given.scale.values().any(|s| s.seconds_per_run.is_some()) {
                 ""
             } else {
@@ -359,24 +368,21 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         cells: &cells,
         engines: &engines,
     };
-    let skipped = order
-        .iter()
-        .filter(|k| results::finished(&dir, &k.id()).is_some())
-        .count();
-    eprintln!(
-        "{} runs ({} done before), about {:.1} min; results in {}",
-        order.len(),
-        skipped,
-        per_run * (order.len() - skipped) as f64 / 60.0,
-        dir.display()
-    );
-    runner::clear_stale_databases(&db_dir, &order);
     let pending: Vec<(usize, &matrix::RunKey)> = order
         .iter()
         .enumerate()
         .filter(|(_, k)| results::finished(&dir, &k.id()).is_none())
         .collect();
+    let skipped = order.len() - pending.len();
     let mut loads = load::Loads::new(&plan, &cells, &engines, pending.iter().map(|(_, k)| *k))?;
+    eprintln!(
+        "{} runs ({} done before), about {:.1} min; results in {}",
+        order.len(),
+        skipped,
+        (per_run * pending.len() as f64 + per_load * loads.count() as f64) / 60.0,
+        dir.display()
+    );
+    runner::clear_stale_databases(&db_dir, &order);
     let mut progress = runner::Progress::new(order.len(), skipped);
     let mut failed = 0;
     for (i, key) in pending {

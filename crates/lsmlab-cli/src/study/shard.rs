@@ -93,17 +93,7 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> CliResult<T> {
 }
 
 fn copy_dir(from: &Path, to: &Path) -> CliResult<()> {
-    let err = |p: &Path, e: std::io::Error| CliError::new(format!("{}: {e}", p.display()));
-    std::fs::create_dir_all(to).map_err(|e| err(to, e))?;
-    for e in std::fs::read_dir(from).map_err(|e| err(from, e))?.flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target)?;
-        } else {
-            std::fs::copy(e.path(), &target).map_err(|e| err(&target, e))?;
-        }
-    }
-    Ok(())
+    super::load::copy_dir(from, to).map_err(CliError::new)
 }
 
 /// Joins shard directories into `out`; returns warnings (shards from different machines).
@@ -155,8 +145,29 @@ pub fn merge(dirs: &[std::path::PathBuf], out: &Path) -> CliResult<Vec<String>> 
             }
         }
     }
-    expanded.shard = None;
     let err = |p: &Path, e: std::io::Error| CliError::new(format!("{}: {e}", p.display()));
+    // Loads: each shard built those of its own cells (two shards may have built the same one:
+    // the first copy is kept, and built.log keeps every build).
+    let mut built = String::new();
+    for d in dirs {
+        let Ok(rd) = std::fs::read_dir(d.join("loads")) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let target = out.join("loads").join(&name);
+            if name == "built.log" {
+                built += &std::fs::read_to_string(e.path()).map_err(|x| err(&e.path(), x))?;
+            } else if !name.ends_with(".partial") && !target.exists() {
+                copy_dir(&e.path(), &target)?;
+            }
+        }
+    }
+    if !built.is_empty() {
+        let log = out.join("loads").join("built.log");
+        std::fs::write(&log, built).map_err(|e| err(&log, e))?;
+    }
+    expanded.shard = None;
     std::fs::copy(first.join("plan.toml"), out.join("plan.toml")).map_err(|e| err(out, e))?;
     let text = serde_json::to_string_pretty(&expanded).map_err(|e| CliError::new(e.to_string()))?;
     std::fs::write(out.join("plan.json"), text).map_err(|e| err(out, e))?;
