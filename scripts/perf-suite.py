@@ -49,6 +49,9 @@ CONFIGS = [
     ("seed000 16 KB", sized(16384, 12_000, 12_000) + SEED000, BENCHES, ["lsmlab", "rocksdb"]),
     ("seed000 16 KB blob", sized(16384, 12_000, 12_000) + SEED000 + BLOB, BENCHES,
      ["lsmlab", "rocksdb"]),
+    # Ribbon against Bloom at the same bits/key: compare with the "seed000 1 KB" rows.
+    ("seed000 1 KB ribbon", sized(1024, 200_000, 100_000) + SEED000 + ["--use_ribbon_filter=true"],
+     "fillrandom,readrandom", ["lsmlab", "rocksdb"]),
     ("sync, 4 threads", ["--value_size=100", "--num=4000", "--sync=1", "--threads=4"],
      "fillrandom", ["lsmlab", "rocksdb"]),
     # LevelDB's cells: what its db_bench can run at equal settings (its 64 MiB buffers and tables

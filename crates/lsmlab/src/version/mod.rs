@@ -328,7 +328,10 @@ impl Version {
             }
         }
         stats.add(Ticker::FilesProbed, checked);
-        stats.record(HistogramKind::FilesProbedPerGet, checked);
+        // A histogram takes a lock: per get, only when statistics were asked for.
+        if stats.timing() {
+            stats.record(HistogramKind::FilesProbedPerGet, checked);
+        }
         let Some((ikey, value, at)) = hit else {
             return Ok((Lookup::Absent, None));
         };
