@@ -509,7 +509,17 @@ pub fn parse(args: &[String]) -> CliResult<Parsed> {
         ));
     }
     flags.validate()?;
-    crate::engine::check_flags(flags.engine_kind()?, &flags, &set, "--")?;
+    let engine = flags.engine_kind()?;
+    crate::engine::check_flags(engine, &flags, &set, "--")?;
+    if engine != crate::engine::EngineKind::Lsmlab {
+        // The libraries are not given these either: their own defaults stand.
+        for n in &mut notes {
+            n.push_str(&format!(
+                " (and none on --engine={}: the library's default stands)",
+                engine.name()
+            ));
+        }
+    }
     Ok(Parsed::Run {
         flags: Box::new(flags),
         explicit: set,

@@ -247,8 +247,8 @@ impl Store for LevelDbStore {
             return Figures::Foreign(Box::default());
         };
         let mut f = ForeignFigures::common("leveldb", b, a, db_path, client);
-        // LevelDB's table is in whole MB, and counts flushes and compactions together (a
-        // flush is a "memtable compaction"); under 1 MB it says nothing.
+        // LevelDB's table is in whole MB and whole seconds, and counts flushes and compactions
+        // together (a flush is a "memtable compaction"); under 1 MB or 1 s it says nothing.
         let mb = |name: &str| {
             a.delta(b, name)
                 .filter(|&v| v >= 1.0)
@@ -256,7 +256,9 @@ impl Store for LevelDbStore {
         };
         f.table_write_bytes = mb("leveldb.compaction.write.mb");
         f.compaction_read_bytes = mb("leveldb.compaction.read.mb");
-        f.compaction_seconds = a.delta(b, "leveldb.compaction.seconds");
+        f.compaction_seconds = a
+            .delta(b, "leveldb.compaction.seconds")
+            .filter(|&v| v >= 1.0);
         f.memtable_bytes = self
             .db
             .property("leveldb.approximate-memory-usage")

@@ -280,6 +280,15 @@ impl Store for RocksDbStore {
             ]);
         }
         loop {
+            // A background error stops compactions for good: waiting would never end.
+            if self
+                .property_u64("rocksdb.background-errors")
+                .is_some_and(|e| e > 0)
+            {
+                return Err(CliError::new(
+                    "waitforcompaction: RocksDB reports a background error (see its LOG)",
+                ));
+            }
             let busy = names
                 .iter()
                 .any(|n| self.property_u64(n).is_some_and(|v| v > 0));

@@ -350,7 +350,10 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
     let env = environment::Environment::collect(dir.as_path(), versions);
     write(&dir.join("environment.json"), &json(&env)?)?;
     for e in &engines {
-        if e.kind == engines::Kind::Lsmlab && args.lsmlab.is_none() {
+        if e.kind == engines::Kind::Lsmlab
+            && e.driver == crate::engine::EngineKind::Lsmlab
+            && args.lsmlab.is_none()
+        {
             eprintln!("engine {}: {} (this program)", e.name, e.binary);
         } else {
             eprintln!(

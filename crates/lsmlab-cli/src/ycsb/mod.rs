@@ -274,7 +274,12 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
             args.db
         )));
     }
-    let (flags, set) = engine_options::flags(&args.props)?;
+    let (mut flags, set) = engine_options::flags(&args.props)?;
+    // RocksDB's figures come from its statistics object; YCSB has no db_bench run to stay
+    // faithful to, so it is on unless a property turns it off.
+    if args.engine == EngineKind::RocksDb && !set.iter().any(|n| n == "statistics") {
+        flags.statistics = true;
+    }
     engine::support::check(args.engine, &flags, &set).map_err(|(name, why)| {
         CliError::new(format!(
             "{}: {why}; the {} engine cannot honour it (docs/engines.md)",
