@@ -48,7 +48,7 @@ impl EngineKind {
     /// allowed, and says so when this program was built without the engine.
     pub fn parse(flag: &str, name: &str) -> CliResult<EngineKind> {
         let kind = match name {
-            "lsmlab" | "" => EngineKind::Lsmlab,
+            "lsmlab" => EngineKind::Lsmlab,
             "rocksdb" => EngineKind::RocksDb,
             "leveldb" => EngineKind::LevelDb,
             other => {
