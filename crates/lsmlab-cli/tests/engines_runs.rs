@@ -373,4 +373,6 @@ fn an_unknown_engine_is_refused_naming_the_choices() {
         e,
         "--engine: invalid value \"wiredtiger\": allowed lsmlab, rocksdb, leveldb"
     );
+    let e = refusal(&["--engine="]);
+    assert!(e.starts_with("--engine: invalid value \"\""), "{e}");
 }
