@@ -47,8 +47,13 @@ impl Arena {
                 // usable for the small entries that follow.
                 return self.new_block(words);
             }
-            let size = self.next_block;
-            self.next_block = (self.next_block * 2).min(MAX_BLOCK);
+            // Blocks double from FIRST_BLOCK; an entry larger than the next one (but not large
+            // enough for a block of its own) skips ahead to a size that holds it.
+            let mut size = self.next_block;
+            while size < words * 8 {
+                size *= 2;
+            }
+            self.next_block = (size * 2).min(MAX_BLOCK);
             let start = self.new_block(size / 8) as *mut u64;
             // SAFETY: the block has size/8 ≥ words words.
             self.next = unsafe { start.add(words) };
@@ -84,10 +89,22 @@ mod tests {
     fn allocations_are_aligned_and_disjoint() {
         let mut a = Arena::new();
         let mut seen: Vec<(usize, usize)> = Vec::new();
-        for (i, n) in [1usize, 7, 8, 9, 4000, 300_000, 5, 1 << 20, 33]
-            .iter()
-            .enumerate()
-        {
+        // 100 KB first: larger than the first block, smaller than a block of its own.
+        let sizes = [
+            100_000usize,
+            1,
+            7,
+            8,
+            9,
+            4000,
+            70_000,
+            300_000,
+            5,
+            1 << 20,
+            33,
+            200_000,
+        ];
+        for (i, n) in sizes.iter().enumerate() {
             let p = a.allocate(*n);
             assert_eq!(p as usize % 8, 0, "allocation {i}");
             // SAFETY: the arena handed out `n` bytes at `p`; they are written before any read.

@@ -338,6 +338,37 @@ mod model_tests {
         }
     }
 
+    /// Entries of every size class (inside a block, larger than the next block, a block of
+    /// their own) read back whole, in a fresh memtable and after many small ones.
+    #[test]
+    fn values_of_every_size_read_back() {
+        for first in [0usize, 300] {
+            let m = MemTable::new(1);
+            let mut want = BTreeMap::new();
+            let mut seq = 1;
+            for i in 0..first {
+                let k = format!("small{i:05}");
+                m.add(seq, ValueKind::Value, k.as_bytes(), b"v");
+                want.insert(k.into_bytes(), b"v".to_vec());
+                seq += 1;
+            }
+            for (i, n) in [16_384usize, 5_000, 100_000, 300_000, 1 << 20, 7, 65_536]
+                .iter()
+                .enumerate()
+            {
+                let k = format!("big{i}");
+                let v: Vec<u8> = (0..*n).map(|j| (j * 31 + i) as u8).collect();
+                m.add(seq, ValueKind::Value, k.as_bytes(), &v);
+                want.insert(k.into_bytes(), v);
+                seq += 1;
+            }
+            for (k, v) in &want {
+                assert_eq!(m.get(k, seq), Lookup::Found(ValueKind::Value, v.clone()));
+            }
+            assert_eq!(m.len(), want.len());
+        }
+    }
+
     /// Readers walking the list while the writer inserts see whole entries, in order, never
     /// fewer than were linked before they started.
     #[test]
