@@ -308,9 +308,14 @@ impl Loads {
 
 /// True for the name of a load built by an attempt that did not finish it (`load-KEY.PID`).
 pub fn is_partial_load(name: &str) -> bool {
-    name.strip_prefix("load-")
-        .and_then(|rest| rest.rsplit_once('.'))
-        .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+    attempt_of(name).is_some_and(|stem| stem.starts_with("load-"))
+}
+
+/// The stem of an attempt's directory name `STEM.PID` (a run's or a load's database built by
+/// process PID), or `None` for any other name.
+pub fn attempt_of(name: &str) -> Option<&str> {
+    let (stem, pid) = name.rsplit_once('.')?;
+    (!pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())).then_some(stem)
 }
 
 #[cfg(test)]

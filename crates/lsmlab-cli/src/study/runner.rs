@@ -332,10 +332,7 @@ pub fn clear_stale_databases(db_dir: &Path, order: &[RunKey]) {
             let _ = std::fs::remove_dir_all(e.path());
             continue;
         }
-        let Some((id, pid)) = name.rsplit_once('.') else {
-            continue;
-        };
-        if ids.contains(id) && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) {
+        if load::attempt_of(&name).is_some_and(|id| ids.contains(id)) {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }

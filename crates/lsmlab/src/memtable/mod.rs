@@ -91,7 +91,7 @@ impl MemTable {
         self.list.len() == 0
     }
 
-    /// Every entry in order (for flushing).
+    /// Every entry in order, copied (a flush visits them in place with [`Self::for_each`]).
     pub fn entries(&self) -> impl Iterator<Item = (Vec<u8>, Vec<u8>)> + '_ {
         let mut node = self.list.first();
         std::iter::from_fn(move || {
