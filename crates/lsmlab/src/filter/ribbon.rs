@@ -30,7 +30,7 @@
 //! As in RocksDB, `bits_per_key` names the Bloom filter whose FPR Ribbon should match: the target
 //! is [`cache_local_fpr`](super::bloom::cache_local_fpr) of that many bits with the chosen probe
 //! count, and Ribbon spends what that FPR needs plus spare slack that makes construction
-//! cheaper, within 72 % of Bloom's bytes ([`SPARE_SLACK_BYTES_SHARE`]). Block format and
+//! cheaper, within 74.5 % of Bloom's bytes ([`SPARE_SLACK_BYTES_SHARE`]). Block format and
 //! measurements: `docs/filters.md`.
 
 use super::bloom::BloomPolicy;
@@ -130,11 +130,14 @@ pub fn slot_overhead(num_keys: usize) -> f64 {
 const EXTRA_SLOTS: f64 = 6.0;
 
 /// Spare slack is added only while the Ribbon block stays within this share of the Bloom
-/// block's bytes (the Ribbon space target is 75 %; 3 points are kept as margin for key counts
-/// where rounding to whole blocks and lines falls unluckily). At 100k keys and 5, 10, 15, 20
-/// Bloom bits per key the minimum slack gives 73 %, 71 %, 68 %, 65 %: no spare at 5, up to
-/// 11 % more slots at 20.
-pub const SPARE_SLACK_BYTES_SHARE: f64 = 0.72;
+/// block's bytes. The Ribbon space target is 75 %, and the budget is computed from the exact
+/// block lengths for each key count, so it needs no margin for rounding; half a point is kept
+/// so that float rounding of the product never lands on the wrong side. At 100k keys and 5,
+/// 10, 15, 20 Bloom bits per key the minimum slack gives 73 %, 71 %, 68 %, 65 %: about 2 %
+/// more slots at 5, 6 % at 10, the 12 % cap at 15 and 20. (Until the Ribbon construction
+/// target was pursued this was 72 %: 2.5 points more memory saved, about 1.5 more elimination
+/// steps per key at 10 bits per key.)
+pub const SPARE_SLACK_BYTES_SHARE: f64 = 0.745;
 
 /// At most this many spare blocks per needed block: past about 12 % the steps saved per slot
 /// added fall off (3.5 steps per key at 12 %, 3.1 at 15 %), while the back-substitution and
@@ -636,8 +639,16 @@ fn back_substitute_impl(coeff: &[u128], result: &[u32], layout: Layout, words: &
     }
 }
 
-/// [`solve_block_with`] for the block's column count, a constant in each instance: the
-/// windows then live in registers instead of an array walked per slot.
+/// Columns solved together in one pass over a block's slots. Each column's 128-bit window
+/// takes two of x86-64's 16 general registers; with all 7 columns of 10 bits per key in one
+/// pass the windows spilled to the stack, and a slot cost about 106 instructions (15 per
+/// column). In passes of at most 4 columns the windows stay in registers, and re-reading a
+/// slot's row and result once per pass (from L1) costs less than the spills did.
+const SOLVE_GROUP: usize = 4;
+
+/// Moves the windows of the block's `cols` columns down through one block (`rows`,
+/// `results`: its 128 slots), in passes of at most [`SOLVE_GROUP`] columns. Columns are
+/// independent of each other, so the passes may run in any order.
 #[inline(always)]
 fn solve_block(
     cols: usize,
@@ -645,33 +656,41 @@ fn solve_block(
     results: &[u32],
     window: &mut [u128; MAX_COLUMNS as usize],
 ) {
-    macro_rules! dispatch {
-        ($($n:literal)*) => {
-            match cols {
-                $($n => solve_block_with::<$n>(rows, results, window),)*
-                _ => {}
-            }
+    let mut first = 0;
+    while first < cols {
+        let group = (cols - first).min(SOLVE_GROUP);
+        let Some(w) = window.get_mut(first..first + group) else {
+            return;
         };
+        match group {
+            1 => solve_columns::<1>(rows, results, first, w),
+            2 => solve_columns::<2>(rows, results, first, w),
+            3 => solve_columns::<3>(rows, results, first, w),
+            _ => solve_columns::<SOLVE_GROUP>(rows, results, first, w),
+        }
+        first += group;
     }
-    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
 }
 
-/// Moves the windows of the first `C` columns down through one block (`rows`, `results`: its
-/// 128 slots), from its last slot to its first.
+/// Moves the windows of columns `first..first + C` (`window`) down through one block, from
+/// its last slot to its first. `C` is a constant in each instance, so the windows live in
+/// registers.
 ///
 /// `parity((w << 1) & c)` is computed as `parity(w & (c >> 1))`: the same bits (slot `k + 1`'s
 /// bit against coefficient `k + 1`), but the shift of `c` is shared by all columns and the
 /// shift of `w` leaves each column's dependency chain.
 #[inline(always)]
-fn solve_block_with<const C: usize>(
+fn solve_columns<const C: usize>(
     rows: &[u128],
     results: &[u32],
-    window: &mut [u128; MAX_COLUMNS as usize],
+    first: usize,
+    window: &mut [u128],
 ) {
     let mut w = [0u128; C];
     w.copy_from_slice(&window[..C]);
     for (&c, &r) in rows.iter().zip(results).rev() {
         let c1 = c >> 1;
+        let r = r >> first;
         for (j, wj) in w.iter_mut().enumerate() {
             let bit = ((r >> j) ^ parity(*wj & c1)) & 1;
             *wj = (*wj << 1) | bit as u128;
@@ -1115,38 +1134,84 @@ mod tests {
         }
     }
 
+    /// Random bands: rows and results at random (all 32 result bits, beyond the columns too),
+    /// so back-substitution, plain arithmetic on whatever the band holds, is exercised at every
+    /// column count and with the fewer-column blocks first, last, or absent.
+    fn random_band(layout: Layout) -> (Vec<u128>, Vec<u32>) {
+        let seed = layout.upper_columns as u64 * 100
+            + layout.num_blocks as u64 * 10
+            + layout.upper_start as u64;
+        let coeff = hashes(2 * layout.num_slots(), seed)
+            .chunks_exact(2)
+            .map(|p| (p[0] as u128) << 64 | p[1] as u128)
+            .collect();
+        let result = hashes(layout.num_slots(), seed + 7)
+            .iter()
+            .map(|&h| h as u32)
+            .collect();
+        (coeff, result)
+    }
+
+    /// Every (column count, block shape) the solvers are checked on.
+    fn solver_layouts() -> impl Iterator<Item = Layout> {
+        (1..=MAX_COLUMNS).flat_map(|upper_columns| {
+            [(1, 0), (1, 1), (3, 1), (7, 0), (7, 7), (9, 4)].map(|(num_blocks, upper_start)| {
+                Layout {
+                    num_blocks,
+                    upper_columns,
+                    upper_start,
+                }
+            })
+        })
+    }
+
+    #[test]
+    fn grouped_back_substitution_matches_slot_by_slot() {
+        // The definition, one slot and one column at a time over the whole solution: slot s's
+        // bit of column j is its result bit XOR the parity of its row's other bits against the
+        // solution of the slots after it. Free slots (row 0) would get their result bit; a real
+        // band has result 0 there, and random bands hold no free slot anyway.
+        for layout in solver_layouts() {
+            let (coeff, result) = random_band(layout);
+            let n = layout.num_slots();
+            let cols = |slot: usize| layout.columns(slot / WIDTH) as usize;
+            let mut sol = vec![0u32; n];
+            for s in (0..n).rev() {
+                let mut bits = result[s];
+                for k in 1..WIDTH.min(n - s) {
+                    if coeff[s] >> k & 1 == 1 {
+                        bits ^= sol[s + k];
+                    }
+                }
+                sol[s] = bits & column_mask(cols(s) as u32);
+            }
+            let mut expected = vec![0u128; layout.num_words()];
+            for (s, &bits) in sol.iter().enumerate() {
+                let off = layout.word_offset(s / WIDTH);
+                for j in 0..cols(s) {
+                    expected[off + j] |= ((bits >> j & 1) as u128) << (s % WIDTH);
+                }
+            }
+            let mut grouped = vec![0u128; layout.num_words()];
+            back_substitute_impl(&coeff, &result, layout, &mut grouped);
+            assert!(grouped == expected, "{layout:?}");
+        }
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx512_back_substitution_matches_scalar() {
         if !avx512::available() {
             return;
         }
-        // Back-substitution is plain arithmetic on whatever the band holds, so random rows and
-        // results (all 32 result bits set at random, beyond the columns too) exercise it at
-        // every column count, with the fewer-column blocks first, last, or absent.
-        for upper_columns in 1..=MAX_COLUMNS {
-            for (num_blocks, upper_start) in [(1, 0), (1, 1), (3, 1), (7, 0), (7, 7), (9, 4)] {
-                let layout = Layout {
-                    num_blocks,
-                    upper_columns,
-                    upper_start,
-                };
-                let seed = upper_columns as u64 * 100 + num_blocks as u64 * 10 + upper_start as u64;
-                let coeff: Vec<u128> = hashes(2 * layout.num_slots(), seed)
-                    .chunks_exact(2)
-                    .map(|p| (p[0] as u128) << 64 | p[1] as u128)
-                    .collect();
-                let result: Vec<u32> = hashes(layout.num_slots(), seed + 7)
-                    .iter()
-                    .map(|&h| h as u32)
-                    .collect();
-                let mut scalar = vec![0u128; layout.num_words()];
-                back_substitute_impl(&coeff, &result, layout, &mut scalar);
-                let mut simd = vec![0u128; layout.num_words()];
-                // SAFETY: the CPU has the features (checked above).
-                unsafe { avx512::back_substitute(&coeff, &result, layout, &mut simd) };
-                assert!(scalar == simd, "{layout:?}");
-            }
+        for layout in solver_layouts() {
+            let (coeff, result) = random_band(layout);
+            let mut scalar = vec![0u128; layout.num_words()];
+            back_substitute_impl(&coeff, &result, layout, &mut scalar);
+            let mut simd = vec![0u128; layout.num_words()];
+            // SAFETY: the CPU has the features (checked above).
+            unsafe { avx512::back_substitute(&coeff, &result, layout, &mut simd) };
+            assert!(scalar == simd, "{layout:?}");
         }
     }
 
@@ -1201,6 +1266,30 @@ mod tests {
         // Where the budget allows, slack is added: 20 bits per key at 100k keys.
         let p = RibbonPolicy::new(20.0);
         assert!(p.layout(100_000).num_blocks > num_blocks_for(100_000));
+    }
+
+    /// Prints, per Bloom bits per key, the Ribbon block's bits per key, its share of the Bloom
+    /// block's bytes and its slack over the keys, at 100k and 7,900 keys: the space table of
+    /// `docs/filters.md`. `cargo test --release -p lsmlab space_by_bits_per_key -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn space_by_bits_per_key() {
+        for n in [100_000usize, 7_900] {
+            for bpk in [
+                1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 12.0, 15.0, 20.0, 25.0,
+            ] {
+                let p = RibbonPolicy::new(bpk);
+                let layout = p.layout(n);
+                let len = p.ribbon_block_len(n);
+                println!(
+                    "n {n} bpk {bpk:>4}: {:.2} bits/key, {:.1} % of Bloom, slack {:.1} % (minimum {:.1} %)",
+                    len as f64 * 8.0 / n as f64,
+                    100.0 * len as f64 / p.bloom.block_len(n) as f64,
+                    100.0 * (layout.num_slots() as f64 / n as f64 - 1.0),
+                    100.0 * ((num_blocks_for(n) * WIDTH) as f64 / n as f64 - 1.0),
+                );
+            }
+        }
     }
 
     /// Prints elimination steps per key by slot slack, the data behind
