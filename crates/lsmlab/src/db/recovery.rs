@@ -198,8 +198,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             imms: Vec::new(),
             version,
         })),
-        queue: Mutex::new(VecDeque::new()),
-        queue_cv: Condvar::new(),
+        queue: Default::default(),
         wal: Mutex::new(WalState {
             log: Some(log),
             number: wal_number,
