@@ -242,7 +242,7 @@ impl Db {
         stats.add(Ticker::NumberKeysRead, 1);
         let result = match found {
             Lookup::Found(kind, raw) => {
-                let v = value::resolve(kind, key, &raw, &inner.blobs)?;
+                let v = value::resolve_owned(kind, key, raw, &inner.blobs)?;
                 stats.add(Ticker::NumberKeysFound, 1);
                 stats.add(Ticker::BytesRead, (key.len() + v.len()) as u64);
                 Some(v)

@@ -44,6 +44,16 @@ pub trait WritableFile: Send {
 pub trait RandomAccessFile: Send + Sync {
     /// Fills `buf` from `offset`; an error if the file ends first.
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()>;
+    /// Reads `len` bytes from `offset` into a new buffer; an error if the file ends first.
+    ///
+    /// The default zero-fills the buffer and calls [`read_at`](Self::read_at). A file system
+    /// that can read into uninitialised memory should override it: zeroing a buffer the read
+    /// then overwrites was a tenth of the time of a 16 KiB block read.
+    fn read_vec_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        let mut buf = vec![0; len];
+        self.read_at(offset, &mut buf)?;
+        Ok(buf)
+    }
     /// Size of the file in bytes.
     fn len(&self) -> u64;
     /// True for an empty file.
@@ -311,6 +321,12 @@ impl CountedRandom {
         self.inner.read_at(offset, buf)?;
         self.io.record_read(cat, offset, buf.len() as u64);
         Ok(())
+    }
+    /// Reads `len` bytes from `offset` into a new buffer, counting the read under `cat`.
+    pub fn read_vec_at(&self, offset: u64, len: usize, cat: IoCategory) -> Result<Vec<u8>> {
+        let buf = self.inner.read_vec_at(offset, len)?;
+        self.io.record_read(cat, offset, len as u64);
+        Ok(buf)
     }
     /// Size of the file.
     pub fn len(&self) -> u64 {

@@ -125,6 +125,45 @@ impl RandomAccessFile for PosixRandom {
             )
         })
     }
+    fn read_vec_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        let mut buf = Vec::<u8>::with_capacity(len);
+        let mut done = 0;
+        while done < len {
+            // SAFETY: `pread` writes at most `len - done` bytes through the raw pointer into the
+            // vector's spare capacity, which holds `len` bytes; no reference to uninitialised
+            // bytes is made, and the length is set only over bytes the kernel wrote.
+            let n = unsafe {
+                libc::pread(
+                    self.file.as_raw_fd(),
+                    buf.as_mut_ptr().add(done) as *mut libc::c_void,
+                    len - done,
+                    (offset + done as u64) as libc::off_t,
+                )
+            };
+            if n < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(Error::io(
+                    format!("read {len} bytes at offset {offset} of"),
+                    &self.path,
+                    e,
+                ));
+            }
+            if n == 0 {
+                return Err(Error::io(
+                    format!("read {len} bytes at offset {offset} of"),
+                    &self.path,
+                    std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
+                ));
+            }
+            done += n as usize;
+        }
+        // SAFETY: the loop above initialised all `len` bytes.
+        unsafe { buf.set_len(len) };
+        Ok(buf)
+    }
     fn len(&self) -> u64 {
         self.len
     }
