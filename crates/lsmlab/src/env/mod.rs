@@ -71,6 +71,12 @@ pub trait FileSystem: Send + Sync {
     fn create_file(&self, path: &Path) -> Result<Box<dyn WritableFile>>;
     /// Opens an existing file for positional reads.
     fn open_random(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>>;
+    /// Opens an existing, never again written file for positional reads through a memory map
+    /// (`Options::allow_mmap_reads`). The default reads as [`open_random`](Self::open_random)
+    /// does: a file system without maps needs nothing more.
+    fn open_random_mapped(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+        self.open_random(path)
+    }
     /// Reads a whole file (logs at recovery).
     fn read_file(&self, path: &Path) -> Result<Vec<u8>>;
     /// Removes a file.
@@ -217,6 +223,8 @@ pub struct Env {
     /// Files created for tables and blob files start their writeback every this many bytes
     /// (`Options::bytes_per_sync`); 0 = never.
     pub bytes_per_sync: u64,
+    /// Tables and blob files are read through memory maps (`Options::allow_mmap_reads`).
+    pub mmap_reads: bool,
 }
 
 impl Env {
@@ -226,6 +234,7 @@ impl Env {
             fs,
             io: Arc::new(IoStats::default()),
             bytes_per_sync: 0,
+            mmap_reads: false,
         }
     }
 
@@ -248,10 +257,16 @@ impl Env {
         })
     }
 
-    /// Opens a file for positional reads; each read names its category.
+    /// Opens a file for positional reads; each read names its category. Only files that are
+    /// never written again (tables, blob files) are opened here, so they may be mapped.
     pub fn open_random(&self, path: &Path) -> Result<CountedRandom> {
+        let inner = if self.mmap_reads {
+            self.fs.open_random_mapped(path)?
+        } else {
+            self.fs.open_random(path)?
+        };
         Ok(CountedRandom {
-            inner: self.fs.open_random(path)?,
+            inner,
             io: self.io.clone(),
         })
     }
