@@ -3,7 +3,7 @@
 //! Encoding (also the WAL record payload): `sequence: u64 LE | count: u32 LE | records`, each
 //! record `kind: u8 | key: varint-prefixed | value: varint-prefixed (not for deletions)`.
 
-use crate::coding::{put_length_prefixed, Decoder};
+use crate::coding::{put_length_prefixed, varint_len, Decoder};
 use crate::key::{SequenceNumber, ValueKind};
 
 /// Bytes of the batch header (sequence and count).
@@ -51,9 +51,15 @@ impl WriteBatch {
 
     /// Sets `key` to `value`.
     pub fn put(&mut self, key: &[u8], value: &[u8]) {
-        // One growth for the whole record rather than one per field (kind, two varints of at
-        // most 10 bytes each, key, value).
-        self.rep.reserve(21 + key.len() + value.len());
+        // One growth for the whole record rather than one per field, and exactly its size: a
+        // worst-case reserve (10-byte varints) overshot a batch allocated at the size of the
+        // previous one, and every put reallocated (a tenth of a 100-byte fill's instructions).
+        self.rep.reserve(
+            1 + varint_len(key.len() as u64)
+                + key.len()
+                + varint_len(value.len() as u64)
+                + value.len(),
+        );
         self.rep.push(ValueKind::Value as u8);
         put_length_prefixed(&mut self.rep, key);
         put_length_prefixed(&mut self.rep, value);
@@ -62,7 +68,8 @@ impl WriteBatch {
 
     /// Deletes `key`.
     pub fn delete(&mut self, key: &[u8]) {
-        self.rep.reserve(11 + key.len());
+        self.rep
+            .reserve(1 + varint_len(key.len() as u64) + key.len());
         self.rep.push(ValueKind::Deletion as u8);
         put_length_prefixed(&mut self.rep, key);
         self.count += 1;
@@ -161,6 +168,20 @@ impl WriteBatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_sized_like_the_previous_one_does_not_grow() {
+        for (k, v) in [(16, 100), (16, 1024), (200, 20_000)] {
+            let (key, value) = (vec![b'k'; k], vec![b'v'; v]);
+            let mut first = WriteBatch::new();
+            first.put(&key, &value);
+            let mut next = WriteBatch::with_capacity(first.approximate_size());
+            let capacity = next.rep.capacity();
+            next.put(&key, &value);
+            next.delete(&key[..1]);
+            assert_eq!(next.rep.capacity(), capacity, "key {k} B, value {v} B");
+        }
+    }
 
     #[test]
     fn encode_decode_round_trips_records_and_sequence() {

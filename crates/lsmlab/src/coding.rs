@@ -32,6 +32,12 @@ pub fn put_varint64(dst: &mut Vec<u8>, mut v: u64) {
     dst.push(v as u8);
 }
 
+/// Bytes of `v` as a LEB128 varint (1–10).
+pub fn varint_len(v: u64) -> usize {
+    // 7 payload bits per byte; 0 still takes one byte.
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
 /// Appends `v` as a LEB128 varint (1–5 bytes).
 pub fn put_varint32(dst: &mut Vec<u8>, v: u32) {
     put_varint64(dst, v as u64)
@@ -125,6 +131,18 @@ impl<'a> Decoder<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn varint_len_is_the_length_put_writes() {
+        for shift in 0..64 {
+            for v in [(1u64 << shift) - 1, 1u64 << shift, (1u64 << shift) + 1] {
+                let mut buf = Vec::new();
+                put_varint64(&mut buf, v);
+                assert_eq!(varint_len(v), buf.len(), "varint_len({v})");
+            }
+        }
+        assert_eq!(varint_len(u64::MAX), 10);
+    }
 
     #[test]
     fn varints_round_trip_at_every_width() {

@@ -57,6 +57,42 @@ fn put_get_delete_batch_and_reopen_on_disk() {
         .contains("Compaction Stats"));
 }
 
+/// Tables and blob files read through memory maps give what `pread` gives, through
+/// compactions (which delete mapped inputs) and a reopen.
+#[test]
+fn mapped_reads_match_a_model_through_compaction_and_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = || Options {
+        allow_mmap_reads: true,
+        enable_blob_files: true,
+        min_blob_size: 150,
+        ..opts()
+    };
+    let db = Db::open(dir.path(), o()).unwrap();
+    let mut model = std::collections::BTreeMap::new();
+    for round in 0..3u32 {
+        for i in 0..3000u32 {
+            let k = key(i * 7 % 2000);
+            // Alternate small (inline) and large (blob file) values.
+            let v = value(i, round, if i % 2 == 0 { 100 } else { 300 });
+            db.put(&k, &v).unwrap();
+            model.insert(k, v);
+        }
+        db.flush().unwrap();
+        db.compact_range(None, None).unwrap();
+        for (k, v) in &model {
+            assert_eq!(db.get(k).unwrap().as_ref(), Some(v), "round {round}");
+        }
+    }
+    db.close().unwrap();
+    let db = Db::open(dir.path(), o()).unwrap();
+    let got = scan(&db, &ReadOptions::default());
+    assert_eq!(got.len(), model.len());
+    for (k, v) in &model {
+        assert_eq!(db.get(k).unwrap().as_ref(), Some(v));
+    }
+}
+
 #[test]
 fn snapshots_ignore_later_writes() {
     let dir = tempfile::tempdir().unwrap();

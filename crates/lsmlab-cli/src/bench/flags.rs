@@ -189,6 +189,9 @@ flags! {
     delayed_write_rate: u64 = 8 << 20;
     /// Table and blob files start their writeback every this many bytes (0 = off).
     bytes_per_sync: u64 = 0;
+    /// Read tables and blob files through memory maps (LevelDB's default; RocksDB's
+    /// allow_mmap_reads).
+    mmap_read: bool = false;
     /// Number of levels.
     num_levels: usize = 7;
     /// Background flush and compaction threads.
@@ -297,7 +300,6 @@ pub const REFUSED: &[&str] = &[
     "numdistinct",
     "use_direct_reads",
     "use_direct_io_for_flush_and_compaction",
-    "mmap_read",
     "mmap_write",
     "compression_level",
     "compressed_cache_size",
@@ -709,6 +711,7 @@ impl BenchFlags {
             level0_stop_writes_trigger: self.level0_stop_writes_trigger,
             delayed_write_rate: self.delayed_write_rate,
             bytes_per_sync: self.bytes_per_sync,
+            allow_mmap_reads: self.mmap_read,
             max_bytes_for_level_base: self.max_bytes_for_level_base,
             max_bytes_for_level_multiplier: self.max_bytes_for_level_multiplier,
             level_compaction_dynamic_level_bytes: self.level_compaction_dynamic_level_bytes,

@@ -81,8 +81,7 @@ impl BlobFileReader {
             .filter(|&end| at >= HEADER_LEN && end <= self.len - FOOTER_LEN)
             .ok_or_else(|| bad("blob index points outside the file's records"))?;
         let n = usize::try_from(end - at).map_err(|_| bad("blob record too large"))?;
-        let mut buf = vec![0u8; n];
-        self.file.read_at(at, &mut buf, cat)?;
+        let mut buf = self.file.read_vec_at(at, n, cat)?;
         let stored_crc = get_fixed32(&buf).unwrap_or(0);
         if mask_crc(crc32c::crc32c(&buf[4..])) != stored_crc {
             return Err(bad("blob record fails its checksum"));
@@ -101,7 +100,11 @@ impl BlobFileReader {
         }
         let stored = &buf[hl + key_len..];
         let value = match idx.compression {
-            Compression::None => stored.to_vec(),
+            Compression::None => {
+                // The record's buffer becomes the value: one move, no second allocation.
+                buf.drain(..hl + key_len);
+                buf
+            }
             Compression::Lz4 => lz4_flex::block::decompress_size_prepended(stored)
                 .map_err(|_| bad("blob record fails to decompress (lz4)"))?,
             Compression::Zstd => zstd::stream::decode_all(stored)

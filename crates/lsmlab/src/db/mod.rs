@@ -16,6 +16,7 @@ mod stats_dump;
 mod tests;
 mod value;
 mod write;
+mod write_queue;
 
 pub use iter::DbIterator;
 pub use snapshot::Snapshot;
@@ -42,7 +43,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
-use write::Writer;
 
 /// What a read needs: the memtables and the version, taken together.
 pub(crate) struct SuperVersion {
@@ -128,8 +128,8 @@ pub(crate) struct DbInner {
     /// Signalled when background work finishes or is needed.
     pub(crate) bg_cv: Condvar,
     pub(crate) super_version: RwLock<Arc<SuperVersion>>,
-    pub(crate) queue: Mutex<VecDeque<Arc<Writer>>>,
-    pub(crate) queue_cv: Condvar,
+    /// Writes waiting for their group commit.
+    pub(crate) queue: write_queue::WriteQueue,
     pub(crate) wal: Mutex<WalState>,
     /// The last sequence number visible to readers.
     pub(crate) last_seq: AtomicU64,
@@ -242,7 +242,7 @@ impl Db {
         stats.add(Ticker::NumberKeysRead, 1);
         let result = match found {
             Lookup::Found(kind, raw) => {
-                let v = value::resolve(kind, key, &raw, &inner.blobs)?;
+                let v = value::resolve_owned(kind, key, raw, &inner.blobs)?;
                 stats.add(Ticker::NumberKeysFound, 1);
                 stats.add(Ticker::BytesRead, (key.len() + v.len()) as u64);
                 Some(v)

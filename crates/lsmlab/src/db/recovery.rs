@@ -26,6 +26,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     opts.validate()?;
     let mut env = Env::new(opts.fs.clone());
     env.bytes_per_sync = opts.bytes_per_sync;
+    env.mmap_reads = opts.allow_mmap_reads;
     if let Ok(meta) = std::fs::metadata(dir) {
         if !meta.is_dir() && env.fs.exists(dir) {
             return Err(Error::NotADatabase(format!(
@@ -198,8 +199,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             imms: Vec::new(),
             version,
         })),
-        queue: Mutex::new(VecDeque::new()),
-        queue_cv: Condvar::new(),
+        queue: Default::default(),
         wal: Mutex::new(WalState {
             log: Some(log),
             number: wal_number,

@@ -6,6 +6,7 @@ use super::DbInner;
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
 use crate::filename::wal_path;
+use crate::key::MAX_SEQUENCE;
 use crate::memtable::MemTable;
 use crate::options::{Options, WalRecoveryMode};
 use crate::stats::Statistics;
@@ -171,9 +172,17 @@ fn flush_recovered(
 ) -> Result<()> {
     let number = versions.new_file_number();
     let stats = std::sync::Arc::new(Statistics::new());
-    let out = write_level0_table(env, dir, opts, &stats, mem, number, &mut || {
-        versions.new_file_number()
-    })?;
+    // No snapshot exists while the database opens: only the newest version of a key counts.
+    let out = write_level0_table(
+        env,
+        dir,
+        opts,
+        &stats,
+        mem,
+        number,
+        MAX_SEQUENCE,
+        &mut || versions.new_file_number(),
+    )?;
     // Blob files before the table that references them, as in every edit.
     edit.blob_added.extend(out.blobs);
     if let Some(f) = out.table {

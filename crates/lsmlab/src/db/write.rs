@@ -1,5 +1,6 @@
 //! The write path: group commit into the WAL and the memtable, memtable switches, and stalls.
 
+use super::write_queue::{Turn, Writer};
 use super::{DbInner, WalState};
 use crate::env::IoCategory;
 use crate::error::{Error, Result};
@@ -9,7 +10,6 @@ use crate::options::WriteOptions;
 use crate::stats::{HistogramKind, Ticker};
 use crate::wal::LogWriter;
 use crate::WriteBatch;
-use parking_lot::Mutex;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,14 +20,6 @@ const MAX_GROUP_BYTES: usize = 1 << 20;
 /// Granularity of slowdown delays: writers pay their debt in sleeps of at least this long, since
 /// shorter sleeps cost more in wake-up latency than they wait.
 const SLOWDOWN_QUANTUM: Duration = Duration::from_millis(1);
-
-/// A write waiting in the queue.
-pub(crate) struct Writer {
-    batch: Mutex<Option<WriteBatch>>,
-    sync: bool,
-    disable_wal: bool,
-    result: Mutex<Option<Result<()>>>,
-}
 
 pub(crate) fn write(inner: &DbInner, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
     if batch.is_empty() {
@@ -56,48 +48,13 @@ pub(crate) fn write(inner: &DbInner, opts: &WriteOptions, batch: WriteBatch) -> 
             )));
         }
     }
-    let me = Arc::new(Writer {
-        batch: Mutex::new(Some(batch)),
-        sync: opts.sync,
-        disable_wal: opts.disable_wal,
-        result: Mutex::new(None),
-    });
-    let mut q = inner.queue.lock();
-    q.push_back(me.clone());
-    loop {
-        if let Some(r) = me.result.lock().take() {
-            return r;
-        }
-        if q.front().is_some_and(|w| Arc::ptr_eq(w, &me)) {
-            break;
-        }
-        inner.queue_cv.wait(&mut q);
+    let me = Writer::new(batch, opts.sync, opts.disable_wal);
+    if let Turn::Done(result) = inner.queue.join(&me) {
+        return result;
     }
-    // Leader: take a group of compatible writers from the front of the queue.
-    let mut group = vec![me.clone()];
-    let mut bytes = me.batch.lock().as_ref().map_or(0, |b| b.approximate_size());
-    for w in q.iter().skip(1) {
-        if (w.sync && !me.sync) || w.disable_wal != me.disable_wal {
-            break;
-        }
-        let n = w.batch.lock().as_ref().map_or(0, |b| b.approximate_size());
-        if bytes + n > MAX_GROUP_BYTES {
-            break;
-        }
-        bytes += n;
-        group.push(w.clone());
-    }
-    drop(q);
+    let (group, bytes) = inner.queue.take_group(&me, MAX_GROUP_BYTES);
     let result = commit_group(inner, &group, bytes);
-    let mut q = inner.queue.lock();
-    for w in &group {
-        q.pop_front();
-        if !Arc::ptr_eq(w, &me) {
-            *w.result.lock() = Some(result.clone());
-        }
-    }
-    inner.queue_cv.notify_all();
-    drop(q);
+    inner.queue.finish(&group, &result);
     inner.stats.add(Ticker::WriteDoneBySelf, 1);
     inner
         .stats

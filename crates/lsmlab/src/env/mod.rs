@@ -44,6 +44,16 @@ pub trait WritableFile: Send {
 pub trait RandomAccessFile: Send + Sync {
     /// Fills `buf` from `offset`; an error if the file ends first.
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()>;
+    /// Reads `len` bytes from `offset` into a new buffer; an error if the file ends first.
+    ///
+    /// The default zero-fills the buffer and calls [`read_at`](Self::read_at). A file system
+    /// that can read into uninitialised memory should override it: zeroing a buffer the read
+    /// then overwrites was a tenth of the time of a 16 KiB block read.
+    fn read_vec_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        let mut buf = vec![0; len];
+        self.read_at(offset, &mut buf)?;
+        Ok(buf)
+    }
     /// Size of the file in bytes.
     fn len(&self) -> u64;
     /// True for an empty file.
@@ -61,6 +71,12 @@ pub trait FileSystem: Send + Sync {
     fn create_file(&self, path: &Path) -> Result<Box<dyn WritableFile>>;
     /// Opens an existing file for positional reads.
     fn open_random(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>>;
+    /// Opens an existing, never again written file for positional reads through a memory map
+    /// (`Options::allow_mmap_reads`). The default reads as [`open_random`](Self::open_random)
+    /// does: a file system without maps needs nothing more.
+    fn open_random_mapped(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+        self.open_random(path)
+    }
     /// Reads a whole file (logs at recovery).
     fn read_file(&self, path: &Path) -> Result<Vec<u8>>;
     /// Removes a file.
@@ -207,6 +223,8 @@ pub struct Env {
     /// Files created for tables and blob files start their writeback every this many bytes
     /// (`Options::bytes_per_sync`); 0 = never.
     pub bytes_per_sync: u64,
+    /// Tables and blob files are read through memory maps (`Options::allow_mmap_reads`).
+    pub mmap_reads: bool,
 }
 
 impl Env {
@@ -216,6 +234,7 @@ impl Env {
             fs,
             io: Arc::new(IoStats::default()),
             bytes_per_sync: 0,
+            mmap_reads: false,
         }
     }
 
@@ -238,10 +257,16 @@ impl Env {
         })
     }
 
-    /// Opens a file for positional reads; each read names its category.
+    /// Opens a file for positional reads; each read names its category. Only files that are
+    /// never written again (tables, blob files) are opened here, so they may be mapped.
     pub fn open_random(&self, path: &Path) -> Result<CountedRandom> {
+        let inner = if self.mmap_reads {
+            self.fs.open_random_mapped(path)?
+        } else {
+            self.fs.open_random(path)?
+        };
         Ok(CountedRandom {
-            inner: self.fs.open_random(path)?,
+            inner,
             io: self.io.clone(),
         })
     }
@@ -311,6 +336,12 @@ impl CountedRandom {
         self.inner.read_at(offset, buf)?;
         self.io.record_read(cat, offset, buf.len() as u64);
         Ok(())
+    }
+    /// Reads `len` bytes from `offset` into a new buffer, counting the read under `cat`.
+    pub fn read_vec_at(&self, offset: u64, len: usize, cat: IoCategory) -> Result<Vec<u8>> {
+        let buf = self.inner.read_vec_at(offset, len)?;
+        self.io.record_read(cat, offset, len as u64);
+        Ok(buf)
     }
     /// Size of the file.
     pub fn len(&self) -> u64 {

@@ -125,8 +125,115 @@ impl RandomAccessFile for PosixRandom {
             )
         })
     }
+    fn read_vec_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        // Checked before allocating: a length read from a damaged file must not ask for more
+        // memory than the file holds.
+        if (len as u64)
+            .checked_add(offset)
+            .is_none_or(|end| end > self.len)
+        {
+            return Err(Error::io(
+                format!("read {len} bytes at offset {offset} of"),
+                &self.path,
+                std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
+            ));
+        }
+        let mut buf = Vec::<u8>::with_capacity(len);
+        let mut done = 0;
+        while done < len {
+            // SAFETY: `pread` writes at most `len - done` bytes through the raw pointer into the
+            // vector's spare capacity, which holds `len` bytes; no reference to uninitialised
+            // bytes is made, and the length is set only over bytes the kernel wrote.
+            let n = unsafe {
+                libc::pread(
+                    self.file.as_raw_fd(),
+                    buf.as_mut_ptr().add(done) as *mut libc::c_void,
+                    len - done,
+                    (offset + done as u64) as libc::off_t,
+                )
+            };
+            if n < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(Error::io(
+                    format!("read {len} bytes at offset {offset} of"),
+                    &self.path,
+                    e,
+                ));
+            }
+            if n == 0 {
+                return Err(Error::io(
+                    format!("read {len} bytes at offset {offset} of"),
+                    &self.path,
+                    std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
+                ));
+            }
+            done += n as usize;
+        }
+        // SAFETY: the loop above initialised all `len` bytes.
+        unsafe { buf.set_len(len) };
+        Ok(buf)
+    }
     fn len(&self) -> u64 {
         self.len
+    }
+}
+
+/// A file read through a read-only shared map of all of it.
+///
+/// Sound because the engine maps only tables and blob files, which are complete and never
+/// written, truncated or renamed over once they can be opened: deleting one (unlink) leaves an
+/// existing map valid.
+struct PosixMapped {
+    base: *const u8,
+    len: usize,
+    path: PathBuf,
+}
+
+// SAFETY: the map is read-only for its whole life and unmapped only on drop, so shared reads
+// from any thread see the same immutable bytes.
+unsafe impl Send for PosixMapped {}
+// SAFETY: as for Send.
+unsafe impl Sync for PosixMapped {}
+
+impl PosixMapped {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `base` maps `len` readable bytes until drop (see the type's comment).
+        unsafe { std::slice::from_raw_parts(self.base, self.len) }
+    }
+
+    fn range(&self, offset: u64, n: usize) -> Result<&[u8]> {
+        let start = usize::try_from(offset).ok().filter(|&o| o <= self.len);
+        match start.and_then(|s| s.checked_add(n).filter(|&e| e <= self.len).map(|e| (s, e))) {
+            Some((s, e)) => Ok(&self.bytes()[s..e]),
+            None => Err(Error::io(
+                format!("read {n} bytes at offset {offset} of"),
+                &self.path,
+                std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
+            )),
+        }
+    }
+}
+
+impl RandomAccessFile for PosixMapped {
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        buf.copy_from_slice(self.range(offset, buf.len())?);
+        Ok(())
+    }
+    fn read_vec_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        Ok(self.range(offset, len)?.to_vec())
+    }
+    fn len(&self) -> u64 {
+        self.len as u64
+    }
+}
+
+impl Drop for PosixMapped {
+    fn drop(&mut self) {
+        // SAFETY: `base`/`len` are the map made in `open_random_mapped`, unmapped once.
+        unsafe { libc::munmap(self.base as *mut libc::c_void, self.len) };
     }
 }
 
@@ -151,6 +258,41 @@ impl FileSystem for PosixFs {
             len: 0,
             failed: false,
             writeback_from: 0,
+        }))
+    }
+    fn open_random_mapped(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+        let file = File::open(path).map_err(|e| Error::io("open", path, e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| Error::io("stat", path, e))?
+            .len();
+        let Ok(len) = usize::try_from(len) else {
+            return self.open_random(path);
+        };
+        if len == 0 {
+            // An empty map is an error; an empty file reads the usual way (and fails as it).
+            return self.open_random(path);
+        }
+        // SAFETY: a fresh read-only shared map of `len` bytes of an open file; the kernel
+        // checks every argument, and the result is checked for MAP_FAILED.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(Error::io("mmap", path, std::io::Error::last_os_error()));
+        }
+        // The map holds its own reference to the file: the descriptor can close.
+        Ok(Arc::new(PosixMapped {
+            base: base as *const u8,
+            len,
+            path: path.to_path_buf(),
         }))
     }
     fn open_random(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
@@ -266,5 +408,38 @@ mod tests {
         f.sync().unwrap();
         assert_eq!(f.len(), expect.len() as u64);
         assert_eq!(std::fs::read(&path).unwrap(), expect);
+    }
+
+    /// `pread` into uninitialised memory and reads from a map give the file's bytes, and a
+    /// range past the end is an error naming the file, not a panic or short data.
+    #[test]
+    fn plain_and_mapped_reads_agree_and_refuse_ranges_past_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("000002.sst");
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 13 % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        let plain = PosixFs.open_random(&path).unwrap();
+        let mapped = PosixFs.open_random_mapped(&path).unwrap();
+        for f in [&plain, &mapped] {
+            assert_eq!(f.len(), data.len() as u64);
+            for (off, n) in [(0, 0), (0, 1), (4095, 4098), (99_000, 1_000), (1, 99_999)] {
+                assert_eq!(f.read_vec_at(off, n).unwrap(), &data[off as usize..][..n]);
+                let mut buf = vec![0; n];
+                f.read_at(off, &mut buf).unwrap();
+                assert_eq!(buf, &data[off as usize..][..n]);
+            }
+            for (off, n) in [(99_999, 2), (100_001, 0), (u64::MAX, 1), (0, usize::MAX)] {
+                let e = f.read_vec_at(off, n).unwrap_err().to_string();
+                assert!(e.contains("000002.sst"), "{e}");
+            }
+        }
+        // An unlinked file stays readable through its map (tables are deleted while readers
+        // may still hold them).
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(mapped.read_vec_at(10, 5).unwrap(), &data[10..15]);
+        // An empty file cannot be mapped: it opens the usual way.
+        let empty = dir.path().join("empty.sst");
+        std::fs::write(&empty, b"").unwrap();
+        assert_eq!(PosixFs.open_random_mapped(&empty).unwrap().len(), 0);
     }
 }

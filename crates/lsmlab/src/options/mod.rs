@@ -155,6 +155,11 @@ pub struct Options {
     /// suggests 1 MiB; at 1 MiB lsmlab's fill was 18 % faster with 1 KB values and 14–25 %
     /// with 16 KB values on this project's test machine (docs/performance.md).
     pub bytes_per_sync: u64,
+    /// Read tables and blob files through a memory map instead of `pread`: a block read is a
+    /// copy out of the page cache without a system call. Worth it when the data fits in memory
+    /// and reads are many and small; a file system without maps reads as usual. LevelDB reads
+    /// this way by default. Default: false (RocksDB's `allow_mmap_reads`).
+    pub allow_mmap_reads: bool,
     /// Compression of table blocks. Default: none.
     pub compression: Compression,
     /// Compression of each level's tables, overriding `compression`: level `l` (a flush writes
@@ -225,6 +230,7 @@ impl Default for Options {
             level0_stop_writes_trigger: 36,
             delayed_write_rate: 16 << 20,
             bytes_per_sync: 0,
+            allow_mmap_reads: false,
             soft_pending_compaction_bytes_limit: 64 << 30,
             hard_pending_compaction_bytes_limit: 256 << 30,
             max_bytes_for_level_base: 256 << 20,

@@ -59,8 +59,12 @@ fn read_block_contents(
         Some(end) if end <= limit => h.size as usize,
         _ => return Err(bad("block handle points past the end of the table")),
     };
-    let mut buf = vec![0u8; size + BLOCK_TRAILER_LEN];
-    read_table(file, stats, h.offset, &mut buf, cat)?;
+    let t = stats.start_timer();
+    let buf = file.read_vec_at(h.offset, size + BLOCK_TRAILER_LEN, cat)?;
+    stats.record_elapsed(HistogramKind::SstRead, t);
+    if cat == IoCategory::UserRead {
+        stats.add(Ticker::GetReadBytes, buf.len() as u64);
+    }
     decode_block_contents(path, h, buf)
 }
 
