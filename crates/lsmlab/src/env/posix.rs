@@ -181,7 +181,12 @@ impl RandomAccessFile for PosixRandom {
     }
 }
 
-/// A file read through a read-only shared map of all of it.
+/// A file whose block-sized reads ([`RandomAccessFile::read_vec_at`]) come from a read-only
+/// shared map of all of it, while bulk reads into a caller's buffer ([`RandomAccessFile::read_at`]:
+/// compaction readahead windows, a table's footer, index and filter at open) use `pread`.
+/// A map saves a system call per small random read; a bulk sequential read gains nothing from
+/// it, and every page read through the map counts in the process's resident set: compactions
+/// reading whole tables through it grew a 100-byte fill's peak RSS from 100 to 380 MiB.
 ///
 /// Sound because the engine maps only tables and blob files, which are complete and never
 /// written, truncated or renamed over once they can be opened: deleting one (unlink) leaves an
@@ -190,6 +195,8 @@ struct PosixMapped {
     base: *const u8,
     len: usize,
     path: PathBuf,
+    /// The same file for `pread`.
+    file: PosixRandom,
 }
 
 // SAFETY: the map is read-only for its whole life and unmapped only on drop, so shared reads
@@ -219,8 +226,7 @@ impl PosixMapped {
 
 impl RandomAccessFile for PosixMapped {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        buf.copy_from_slice(self.range(offset, buf.len())?);
-        Ok(())
+        self.file.read_at(offset, buf)
     }
     fn read_vec_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
         Ok(self.range(offset, len)?.to_vec())
@@ -288,11 +294,15 @@ impl FileSystem for PosixFs {
         if base == libc::MAP_FAILED {
             return Err(Error::io("mmap", path, std::io::Error::last_os_error()));
         }
-        // The map holds its own reference to the file: the descriptor can close.
         Ok(Arc::new(PosixMapped {
             base: base as *const u8,
             len,
             path: path.to_path_buf(),
+            file: PosixRandom {
+                file,
+                path: path.to_path_buf(),
+                len: len as u64,
+            },
         }))
     }
     fn open_random(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
