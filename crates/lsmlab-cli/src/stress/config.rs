@@ -114,6 +114,9 @@ impl RunConfig {
             options.fslsm.read_ratio_window = r.pick(&[16, 256]);
             options.fslsm.frequency_window = r.pick(&[100, 10_000]);
         }
+        // Drawn after FSLSM for the same reason: half the seeds read tables and blob files
+        // through memory maps.
+        options.allow_mmap_reads = r.chance(0.5);
         RunConfig {
             options,
             sync_fraction,
@@ -161,7 +164,7 @@ impl fmt::Display for RunConfig {
             f,
             "layout {layout}, write_buffer {} KiB x{}, tables {} KiB, L1 {} KiB x{}, L0 trigger {}, {} levels, {} jobs, \
              blocks {} B/restart {}, cache {} KiB, {:?}, filter {filter}, {blobs}, bytes_per_sync {}, \
-             sync {:.0}% of writes, values up to {} B",
+             mmap reads {}, sync {:.0}% of writes, values up to {} B",
             o.write_buffer_size >> 10,
             o.max_write_buffer_number,
             o.target_file_size_base >> 10,
@@ -175,6 +178,7 @@ impl fmt::Display for RunConfig {
             o.block_cache_size >> 10,
             o.compression,
             o.bytes_per_sync,
+            o.allow_mmap_reads,
             self.sync_fraction * 100.0,
             self.max_value_len
         )
