@@ -2,6 +2,7 @@
 //! output tables cut at `target_file_size_base` (values go through [`CompactionBlobs`]).
 
 use super::blobs::{BlobOutcome, CompactionBlobs};
+use super::shadow::Shadowing;
 use super::CompactionSpec;
 use crate::blob::BlobCache;
 use crate::env::{Env, IoCategory};
@@ -148,8 +149,7 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
     };
     let table_opts = p.opts.table_options(spec.output_level);
     let mut current: Option<Output> = None;
-    let mut last_user_key: Option<Vec<u8>> = None;
-    let mut last_seq_for_key = MAX_SEQUENCE;
+    let mut shadowing = Shadowing::new(p.smallest_snapshot);
     let mut blobs = CompactionBlobs::new(p.env, p.dir, p.opts, p.stats, p.blobs, p.version);
     iter.seek_to_first();
     while iter.valid() {
@@ -158,13 +158,11 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
             Error::corruption(p.dir, 0, "compaction input holds a malformed internal key")
         })?;
         out.entries_in += 1;
-        let new_user_key = last_user_key.as_deref() != Some(parsed.user_key);
-        if new_user_key {
-            last_seq_for_key = MAX_SEQUENCE;
-        }
+        let seen = shadowing.next(parsed.user_key, parsed.seq);
+        let new_user_key = seen.first_of_key;
         // An older version is invisible to every reader once a newer one is at or below the
         // oldest snapshot; a deletion can go once nothing older can exist below the output.
-        let drop = if last_seq_for_key <= p.smallest_snapshot {
+        let drop = if seen.shadowed {
             p.stats.add(Ticker::CompactionKeyDropNewerEntry, 1);
             true
         } else if parsed.kind == ValueKind::Deletion
@@ -176,7 +174,6 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
         } else {
             false
         };
-        last_seq_for_key = parsed.seq;
         if drop {
             out.entries_dropped += 1;
             blobs.dropped(&parsed, iter.value())?;
@@ -207,9 +204,6 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
                 let (k, v, blob) = blobs.kept(&parsed, ikey, iter.value(), p.new_file_number)?;
                 c.add(&parsed, k, v, blob)?;
             }
-        }
-        if new_user_key {
-            last_user_key = Some(parsed.user_key.to_vec());
         }
         iter.next();
     }

@@ -13,6 +13,7 @@ mod job;
 mod leveled;
 #[cfg(test)]
 mod picker_tests;
+mod shadow;
 
 pub use blob_gc::pick_blob_gc;
 pub use blobs::BlobOutcome;
@@ -21,6 +22,7 @@ pub use float_up::{run_float_up, FloatUpParams};
 pub use fslsm::FslsmPolicy;
 pub use job::{run_compaction, CompactionOutcome, CompactionParams};
 pub use leveled::LeveledPolicy;
+pub(crate) use shadow::Shadowing;
 
 use crate::options::{Layout, Options};
 use crate::version::{FileMeta, HitLocation, Version};

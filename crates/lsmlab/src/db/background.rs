@@ -7,7 +7,7 @@ use super::{DbInner, LevelStats, State};
 use crate::blob::BlobFileBuilder;
 use crate::compaction::{
     pick_blob_gc, run_compaction, run_float_up, CompactionKind, CompactionOutcome,
-    CompactionParams, CompactionSpec, FloatUpParams,
+    CompactionParams, CompactionSpec, FloatUpParams, Shadowing,
 };
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
@@ -206,21 +206,10 @@ pub(crate) fn write_level0_table(
     let mut blobs = BlobFileBuilder::new(env, dir, opts, stats, IoCategory::Blob);
     let (mut lo_seq, mut hi_seq, mut dels) = (u64::MAX, 0, 0);
     let mut separated_key = Vec::new();
-    // The user key of the previous entry, and the sequence of the newer version of the current
-    // key if one came before (entries come in internal-key order: user key ascending, newest
-    // version first).
-    let mut last_user_key: Vec<u8> = Vec::new();
-    let mut newer_seq: Option<SequenceNumber> = None;
+    let mut shadowing = Shadowing::new(smallest_snapshot);
     mem.for_each(|k, v| {
         if let Some(p) = parse_internal_key(k) {
-            if newer_seq.is_none() || p.user_key != last_user_key.as_slice() {
-                last_user_key.clear();
-                last_user_key.extend_from_slice(p.user_key);
-                newer_seq = None;
-            }
-            let shadowed = newer_seq.is_some_and(|s| s <= smallest_snapshot);
-            newer_seq = Some(p.seq);
-            if shadowed {
+            if shadowing.next(p.user_key, p.seq).shadowed {
                 return Ok(());
             }
             lo_seq = lo_seq.min(p.seq);

@@ -109,6 +109,15 @@ impl Drop for PosixWritable {
     }
 }
 
+/// The error of a read of `len` bytes at `offset` that the end of `path` cuts short.
+fn past_end(path: &Path, offset: u64, len: usize) -> Error {
+    Error::io(
+        format!("read {len} bytes at offset {offset} of"),
+        path,
+        std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
+    )
+}
+
 struct PosixRandom {
     file: File,
     path: PathBuf,
@@ -132,11 +141,7 @@ impl RandomAccessFile for PosixRandom {
             .checked_add(offset)
             .is_none_or(|end| end > self.len)
         {
-            return Err(Error::io(
-                format!("read {len} bytes at offset {offset} of"),
-                &self.path,
-                std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
-            ));
+            return Err(past_end(&self.path, offset, len));
         }
         let mut buf = Vec::<u8>::with_capacity(len);
         let mut done = 0;
@@ -164,11 +169,7 @@ impl RandomAccessFile for PosixRandom {
                 ));
             }
             if n == 0 {
-                return Err(Error::io(
-                    format!("read {len} bytes at offset {offset} of"),
-                    &self.path,
-                    std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
-                ));
+                return Err(past_end(&self.path, offset, len));
             }
             done += n as usize;
         }
@@ -215,11 +216,7 @@ impl PosixMapped {
         let start = usize::try_from(offset).ok().filter(|&o| o <= self.len);
         match start.and_then(|s| s.checked_add(n).filter(|&e| e <= self.len).map(|e| (s, e))) {
             Some((s, e)) => Ok(&self.bytes()[s..e]),
-            None => Err(Error::io(
-                format!("read {n} bytes at offset {offset} of"),
-                &self.path,
-                std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
-            )),
+            None => Err(past_end(&self.path, offset, n)),
         }
     }
 }

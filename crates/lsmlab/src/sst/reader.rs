@@ -25,9 +25,24 @@ thread_local! {
     static ZSTD: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
 }
 
-/// Fills `buf` from `offset` of a table file, counted under `cat`; timed under
-/// `rocksdb.sst.read.micros` when `stats` times, and counted under `lsmlab.user.read.bytes`
-/// when it serves a user read.
+/// Runs `read`, a read of `len` bytes of a table file: timed under `rocksdb.sst.read.micros`
+/// when `stats` times, and counted under `lsmlab.user.read.bytes` when it serves a user read.
+fn timed_read<T>(
+    stats: &Statistics,
+    len: usize,
+    cat: IoCategory,
+    read: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    let t = stats.start_timer();
+    let out = read()?;
+    stats.record_elapsed(HistogramKind::SstRead, t);
+    if cat == IoCategory::UserRead {
+        stats.add(Ticker::GetReadBytes, len as u64);
+    }
+    Ok(out)
+}
+
+/// Fills `buf` from `offset` of a table file, counted under `cat` (see [`timed_read`]).
 fn read_table(
     file: &CountedRandom,
     stats: &Statistics,
@@ -35,13 +50,8 @@ fn read_table(
     buf: &mut [u8],
     cat: IoCategory,
 ) -> Result<()> {
-    let t = stats.start_timer();
-    file.read_at(offset, buf, cat)?;
-    stats.record_elapsed(HistogramKind::SstRead, t);
-    if cat == IoCategory::UserRead {
-        stats.add(Ticker::GetReadBytes, buf.len() as u64);
-    }
-    Ok(())
+    let len = buf.len();
+    timed_read(stats, len, cat, || file.read_at(offset, buf, cat))
 }
 
 /// Reads the block at `h`, checks its CRC and decompresses it. `limit` is the offset the block
@@ -59,12 +69,8 @@ fn read_block_contents(
         Some(end) if end <= limit => h.size as usize,
         _ => return Err(bad("block handle points past the end of the table")),
     };
-    let t = stats.start_timer();
-    let buf = file.read_vec_at(h.offset, size + BLOCK_TRAILER_LEN, cat)?;
-    stats.record_elapsed(HistogramKind::SstRead, t);
-    if cat == IoCategory::UserRead {
-        stats.add(Ticker::GetReadBytes, buf.len() as u64);
-    }
+    let len = size + BLOCK_TRAILER_LEN;
+    let buf = timed_read(stats, len, cat, || file.read_vec_at(h.offset, len, cat))?;
     decode_block_contents(path, h, buf)
 }
 
