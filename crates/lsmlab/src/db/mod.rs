@@ -130,6 +130,8 @@ pub(crate) struct DbInner {
     pub(crate) super_version: RwLock<Arc<SuperVersion>>,
     /// Writes waiting for their group commit.
     pub(crate) queue: write_queue::WriteQueue,
+    /// Memory of flushed memtables, reused by the next ones.
+    pub(crate) memtable_blocks: Arc<crate::memtable::BlockPool>,
     pub(crate) wal: Mutex<WalState>,
     /// The last sequence number visible to readers.
     pub(crate) last_seq: AtomicU64,

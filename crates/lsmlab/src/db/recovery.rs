@@ -10,7 +10,7 @@ use crate::compaction::LayoutPolicy;
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
 use crate::filename::{self, current_path, lock_path, lost_dir, wal_path, FileKind};
-use crate::memtable::MemTable;
+use crate::memtable::{BlockPool, MemTable};
 use crate::options::Options;
 use crate::stats::Statistics;
 use crate::table_cache::TableCache;
@@ -166,7 +166,8 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         env.fs.sync_dir(&wal_dir)?;
     }
 
-    let mem = Arc::new(MemTable::new(wal_number));
+    let memtable_blocks = BlockPool::new(opts.write_buffer_size);
+    let mem = Arc::new(MemTable::with_pool(wal_number, &memtable_blocks));
     let version = versions.current();
     let l0 = version.levels[0].len();
     let num_levels = opts.num_levels;
@@ -200,6 +201,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             version,
         })),
         queue: Default::default(),
+        memtable_blocks,
         wal: Mutex::new(WalState {
             log: Some(log),
             number: wal_number,

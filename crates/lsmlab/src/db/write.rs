@@ -234,7 +234,10 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
         let flushed_below = st.versions.log_number;
         wal.unsynced.retain(|(n, _)| *n >= flushed_below);
         wal.number = number;
-        let old = std::mem::replace(&mut wal.mem, Arc::new(MemTable::new(number)));
+        let old = std::mem::replace(
+            &mut wal.mem,
+            Arc::new(MemTable::with_pool(number, &inner.memtable_blocks)),
+        );
         st.imms.push_back(old);
         st.mem_wal_number = number;
         inner.install_super_version(&st, wal.mem.clone());

@@ -5,6 +5,8 @@
 mod arena;
 mod skiplist;
 
+pub(crate) use arena::BlockPool;
+
 use crate::error::Result;
 use crate::iter::InternalIterator;
 use crate::key::{
@@ -39,7 +41,15 @@ impl MemTable {
     /// An empty memtable whose writes go to WAL `wal_number`.
     pub fn new(wal_number: u64) -> MemTable {
         MemTable {
-            list: SkipList::new(),
+            list: SkipList::new(None),
+            wal_number,
+        }
+    }
+
+    /// An empty memtable whose memory comes from, and goes back to, a database's `pool`.
+    pub(crate) fn with_pool(wal_number: u64, pool: &Arc<BlockPool>) -> MemTable {
+        MemTable {
+            list: SkipList::new(Some(pool.clone())),
             wal_number,
         }
     }

@@ -7,12 +7,12 @@
 //! removed or changed: a node is written completely before a release store links it in, and
 //! readers follow links with acquire loads, so a reader sees whole nodes or none.
 
-use super::arena::Arena;
+use super::arena::{Arena, BlockPool};
 use crate::key::compare_internal;
 use std::cmp::Ordering as CmpOrdering;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Tallest tower. With a branching factor of 4, twelve levels keep searches logarithmic up to
 /// 4^12 = 16 M entries, more than a 1 GiB memtable of 64-byte entries holds.
@@ -89,9 +89,9 @@ pub(super) unsafe fn node_value<'a>(node: Node) -> &'a [u8] {
 }
 
 impl SkipList {
-    /// An empty list.
-    pub(super) fn new() -> SkipList {
-        let mut arena = Arena::new();
+    /// An empty list whose arena draws on `pool`.
+    pub(super) fn new(pool: Option<Arc<BlockPool>>) -> SkipList {
+        let mut arena = Arena::new(pool);
         let head = Self::alloc_node(&mut arena, MAX_HEIGHT, 0, 0);
         for i in 0..MAX_HEIGHT {
             // SAFETY: the head was just allocated with MAX_HEIGHT links and is not shared yet.
