@@ -35,7 +35,8 @@ use crate::table_cache::TableCache;
 use crate::version::{FileReaper, Version, VersionSet};
 use crate::wal::LogWriter;
 use crate::WriteBatch;
-use parking_lot::{Condvar, Mutex, RwLock};
+use arc_swap::ArcSwap;
+use parking_lot::{Condvar, Mutex};
 use snapshot::SnapshotList;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -127,7 +128,9 @@ pub(crate) struct DbInner {
     pub(crate) state: Mutex<State>,
     /// Signalled when background work finishes or is needed.
     pub(crate) bg_cv: Condvar,
-    pub(crate) super_version: RwLock<Arc<SuperVersion>>,
+    /// The current memtables and version. Swapped whole by flushes, compactions and memtable
+    /// switches; gets borrow it without writing to any shared cache line (arc-swap).
+    pub(crate) super_version: ArcSwap<SuperVersion>,
     /// Writes waiting for their group commit.
     pub(crate) queue: write_queue::WriteQueue,
     /// Memory of flushed memtables, reused by the next ones.
@@ -209,8 +212,9 @@ impl Db {
         let inner = &self.inner;
         let start = inner.opts.statistics.then(Instant::now);
         // The super version first: every version it holds was written at or below the sequence
-        // read next, so compactions after it cannot drop what this read must see.
-        let sv = inner.super_version.read().clone();
+        // read next, so compactions after it cannot drop what this read must see. A guard, not
+        // a clone: a clone updates a reference count that every reading thread shares.
+        let sv = inner.super_version.load();
         #[cfg(test)]
         test_pause_point();
         let seq = match &opts.snapshot {
@@ -263,7 +267,7 @@ impl Db {
         let inner = &self.inner;
         // The super version first: every version it holds was written at or below the sequence
         // read next, so compactions after it cannot drop what this read must see.
-        let sv = inner.super_version.read().clone();
+        let sv = inner.super_version.load_full();
         let seq = match &opts.snapshot {
             Some(s) => s.sequence(),
             None => inner.last_seq.load(Ordering::Acquire),
@@ -275,7 +279,7 @@ impl Db {
             children.push(Box::new(MemTableIter::new(mem.clone())));
         }
         for f in &sv.version.levels[0] {
-            children.push(inner.tables.get(f.number)?.iter(IoCategory::UserRead, fill));
+            children.push(f.reader(&inner.tables)?.iter(IoCategory::UserRead, fill));
         }
         for files in sv.version.levels.iter().skip(1).filter(|f| !f.is_empty()) {
             children.push(Box::new(LevelIterator::new(
@@ -341,7 +345,7 @@ impl Db {
     /// The layout policy's name, adaptive state (read ratio, float-up requests) and current
     /// level limits.
     pub fn layout(&self) -> crate::compaction::LayoutReport {
-        let version = self.inner.super_version.read().version.clone();
+        let version = self.inner.super_version.load().version.clone();
         crate::compaction::layout_report(self.inner.policy.as_ref(), &version, &self.inner.opts)
     }
 
@@ -439,7 +443,7 @@ impl DbInner {
             imms: st.imms.iter().rev().cloned().collect(),
             version,
         };
-        *self.super_version.write() = Arc::new(sv);
+        self.super_version.store(Arc::new(sv));
     }
 
     /// Bytes compaction must rewrite to bring every level under its target, estimated as
@@ -466,7 +470,7 @@ impl DbInner {
 
     /// The current active memtable (as last published).
     pub(crate) fn current_mem(&self) -> Arc<MemTable> {
-        self.super_version.read().mem.clone()
+        self.super_version.load().mem.clone()
     }
 
     /// Records a background failure: writes are refused from now on.

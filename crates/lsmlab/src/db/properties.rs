@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 const MB: f64 = (1u64 << 20) as f64;
 
 pub(crate) fn property_int(inner: &DbInner, name: &str) -> Option<u64> {
-    let v = inner.super_version.read().clone();
+    let v = inner.super_version.load_full();
     let version = &v.version;
     if let Some(level) = name.strip_prefix("rocksdb.num-files-at-level") {
         let l: usize = level.parse().ok()?;
@@ -93,7 +93,7 @@ pub(crate) fn property(inner: &DbInner, name: &str) -> Option<String> {
 }
 
 fn level_stats(inner: &DbInner) -> String {
-    let v = inner.super_version.read().version.clone();
+    let v = inner.super_version.load().version.clone();
     let mut s = String::from("Level Files Size(MB)\n--------------------\n");
     for (l, files) in v.levels.iter().enumerate() {
         let bytes: u64 = files.iter().map(|f| f.size).sum();
@@ -103,7 +103,7 @@ fn level_stats(inner: &DbInner) -> String {
 }
 
 fn sstables(inner: &DbInner) -> String {
-    let v = inner.super_version.read().version.clone();
+    let v = inner.super_version.load().version.clone();
     let mut s = String::new();
     for (l, files) in v.levels.iter().enumerate() {
         let _ = writeln!(s, "--- level {l} ---");
@@ -125,7 +125,7 @@ fn sstables(inner: &DbInner) -> String {
 
 /// One line per live blob file: its garbage, the figure garbage collection works from.
 fn blob_files(inner: &DbInner) -> String {
-    let v = inner.super_version.read().version.clone();
+    let v = inner.super_version.load().version.clone();
     let mut s = String::from("file records bytes garbage_records garbage_bytes\n");
     for b in v.blobs.values() {
         let f = &b.meta.file;
@@ -174,7 +174,7 @@ fn layout_stats(inner: &DbInner) -> String {
         "Level limits: L0 {} files (slowdown {}, stop {})",
         t.compaction, t.slowdown, t.stop
     );
-    let version = inner.super_version.read().version.clone();
+    let version = inner.super_version.load().version.clone();
     let targets = p.level_targets(&version, opts);
     for level in 1..opts.num_levels.saturating_sub(1) {
         match targets.max_bytes[level] {

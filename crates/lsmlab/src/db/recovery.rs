@@ -16,7 +16,8 @@ use crate::stats::Statistics;
 use crate::table_cache::TableCache;
 use crate::version::{VersionEdit, VersionSet};
 use crate::wal::LogWriter;
-use parking_lot::{Condvar, Mutex, RwLock};
+use arc_swap::ArcSwap;
+use parking_lot::{Condvar, Mutex};
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
@@ -195,7 +196,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             level_stats: vec![LevelStats::default(); num_levels],
         }),
         bg_cv: Condvar::new(),
-        super_version: RwLock::new(Arc::new(SuperVersion {
+        super_version: ArcSwap::new(Arc::new(SuperVersion {
             mem: mem.clone(),
             imms: Vec::new(),
             version,

@@ -45,7 +45,7 @@ impl LevelIterator {
         let Some(f) = self.files.get(index) else {
             return;
         };
-        match self.tables.get(f.number) {
+        match f.reader(&self.tables) {
             Ok(t) => self.cur = Some(t.iter(self.cat, self.fill_cache)),
             Err(e) => self.err = Some(e),
         }

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::filename::{blob_path, table_path};
 use crate::key::{compare_internal, parse_internal_key, user_key, SequenceNumber};
 use crate::memtable::Lookup;
-use crate::sst::TableGet;
+use crate::sst::{TableGet, TableReader};
 use crate::stats::{HistogramKind, Statistics, Ticker};
 use crate::table_cache::TableCache;
 use parking_lot::Mutex;
@@ -24,7 +24,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Deletes table and blob files once no version references them.
 ///
@@ -91,6 +91,9 @@ pub struct FileMeta {
     pub being_compacted: AtomicBool,
     obsolete: AtomicBool,
     reaper: Arc<FileReaper>,
+    /// The open reader, kept once a get has asked the table cache for it (see
+    /// [`FileMeta::reader`]).
+    reader: OnceLock<Arc<TableReader>>,
 }
 
 impl std::ops::Deref for FileMeta {
@@ -108,7 +111,20 @@ impl FileMeta {
             being_compacted: AtomicBool::new(false),
             obsolete: AtomicBool::new(false),
             reaper,
+            reader: OnceLock::new(),
         }
+    }
+    /// The table's open reader. The table cache is asked once; the reader is then kept with
+    /// the file, so that a get reaches it without the cache's lock or a reference-count
+    /// update. Both write a cache line that every reading thread shares: with two threads
+    /// probing tables, the cache's lookup was 40 % of a `readmissing` profile. The reader
+    /// lives as long as the file's metadata, which is as long as a version lists the file.
+    pub fn reader(&self, tables: &TableCache) -> Result<&Arc<TableReader>> {
+        if let Some(r) = self.reader.get() {
+            return Ok(r);
+        }
+        let r = tables.get(self.number)?;
+        Ok(self.reader.get_or_init(|| r))
     }
     /// The MANIFEST record of this table.
     pub fn to_new_file(&self) -> NewFile {
@@ -295,7 +311,7 @@ impl Version {
             }
             checked += 1;
             if let TableGet::Found { ikey, value } =
-                tables.get(f.number)?.get(lookup, IoCategory::UserRead)?
+                f.reader(tables)?.get(lookup, IoCategory::UserRead)?
             {
                 let s = parse_internal_key(&ikey).map(|p| p.seq).unwrap_or(0);
                 if best.as_ref().is_none_or(|b| s > b.0) {
@@ -313,7 +329,7 @@ impl Version {
                 };
                 checked += 1;
                 if let TableGet::Found { ikey, value } =
-                    tables.get(f.number)?.get(lookup, IoCategory::UserRead)?
+                    f.reader(tables)?.get(lookup, IoCategory::UserRead)?
                 {
                     hit = Some((
                         ikey,

@@ -6,8 +6,10 @@
 use hdrhistogram::Histogram;
 use parking_lot::Mutex;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+use stripes::StripedCounters;
+
+mod stripes;
 
 macro_rules! named_enum {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident => $s:expr,)* }) => {
@@ -178,9 +180,12 @@ named_enum!(
 /// Highest value a histogram holds; larger values are clamped (an hour in microseconds).
 const HISTOGRAM_MAX: u64 = 3_600_000_000;
 
+/// Number of tickers.
+const TICKERS: usize = Ticker::ALL.len();
+
 /// The tickers and histograms of one database.
 pub struct Statistics {
-    tickers: Vec<AtomicU64>,
+    tickers: StripedCounters<TICKERS>,
     histograms: Vec<Mutex<Histogram<u64>>>,
     /// Whether [`Statistics::start_timer`] reads the clock (`Options::statistics`).
     timing: bool,
@@ -221,7 +226,7 @@ impl Statistics {
     pub fn with_timing(timing: bool) -> Statistics {
         Statistics {
             timing,
-            tickers: Ticker::ALL.iter().map(|_| AtomicU64::new(0)).collect(),
+            tickers: StripedCounters::default(),
             histograms: HistogramKind::ALL
                 .iter()
                 .map(|_| {
@@ -257,12 +262,12 @@ impl Statistics {
     /// Adds `n` to a ticker.
     #[inline]
     pub fn add(&self, t: Ticker, n: u64) {
-        self.tickers[t as usize].fetch_add(n, Ordering::Relaxed);
+        self.tickers.add(t as usize, n);
     }
 
     /// Current value of a ticker.
     pub fn ticker(&self, t: Ticker) -> u64 {
-        self.tickers[t as usize].load(Ordering::Relaxed)
+        self.tickers.get(t as usize)
     }
 
     /// Records one value in a histogram.
@@ -295,9 +300,7 @@ impl Statistics {
 
     /// Resets every ticker and histogram (between benchmarks).
     pub fn reset(&self) {
-        for t in &self.tickers {
-            t.store(0, Ordering::Relaxed);
-        }
+        self.tickers.reset();
         for h in &self.histograms {
             h.lock().reset();
         }
