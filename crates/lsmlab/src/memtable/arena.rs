@@ -1,97 +1,12 @@
 //! The memtable's arena: entries are bump-allocated in blocks that live as long as the
 //! memtable, so a skiplist node is one allocation-free write and readers can hold plain pointers.
 
-use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
-use std::ptr::NonNull;
-use std::sync::{Arc, Mutex};
+use super::block_pool::{Block, BlockPool, MAX_BLOCK};
+use std::sync::Arc;
 
 /// The first block; blocks double up to [`MAX_BLOCK`], so a memtable of a few entries (tests,
 /// tiny write buffers) does not hold a megabyte.
 const FIRST_BLOCK: usize = 4 << 10;
-/// Largest regular block, and its alignment: one x86-64 huge page (2 MiB). A skiplist search
-/// touches a node in a different 4 KiB page at almost every step, so a 64 MiB memtable of 4 KiB
-/// pages misses the TLB at each step; blocks of whole huge pages (asked for with
-/// `MADV_HUGEPAGE`, which the kernel may refuse) need 32 TLB entries for it. 2 MiB bounds the
-/// tail a full memtable wastes to about 3 % of a 64 MiB write buffer.
-const MAX_BLOCK: usize = 2 << 20;
-
-/// One block of the arena: uninitialised memory, freed with the layout it was allocated with.
-struct Block {
-    ptr: NonNull<u8>,
-    layout: Layout,
-}
-
-impl Block {
-    /// `bytes` (a multiple of 8) of uninitialised memory; blocks of [`MAX_BLOCK`] bytes are
-    /// aligned to it and offered to the kernel for a huge page.
-    fn new(bytes: usize) -> Block {
-        let align = if bytes == MAX_BLOCK { MAX_BLOCK } else { 8 };
-        let layout = Layout::from_size_align(bytes, align).expect("arena block layout");
-        // SAFETY: the layout's size is at least 8 (callers ask for ≥ 1 word).
-        let Some(ptr) = NonNull::new(unsafe { alloc(layout) }) else {
-            handle_alloc_error(layout)
-        };
-        #[cfg(target_os = "linux")]
-        if align == MAX_BLOCK {
-            // SAFETY: the range is this block's own, aligned to the huge-page size. Advice only:
-            // where transparent huge pages are off, the call fails and 4 KiB pages serve.
-            unsafe { libc::madvise(ptr.as_ptr().cast(), bytes, libc::MADV_HUGEPAGE) };
-        }
-        Block { ptr, layout }
-    }
-}
-
-impl Drop for Block {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `Block::new` with this layout, freed once.
-        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
-    }
-}
-
-// SAFETY: a block is plain memory that only its owner (an arena or the pool) reaches.
-unsafe impl Send for Block {}
-
-/// Full-size blocks of flushed memtables, kept for the next memtables of the same database.
-///
-/// A fresh block costs a page fault per page and the kernel's zeroing of it (on this project's
-/// VM, zeroing a fresh 2 MiB huge page was a third of a 1 KB fill's samples); a memtable is
-/// written once and then dropped after its flush, so its blocks are handed to the next memtable
-/// as they are (arena memory is never read before it is written). The pool keeps at most one
-/// write buffer's worth, so it never holds more than the memtable that returned it did.
-pub(crate) struct BlockPool {
-    free: Mutex<Vec<Block>>,
-    capacity: usize,
-}
-
-impl BlockPool {
-    /// A pool keeping up to `max_bytes` of blocks (rounded up to whole blocks).
-    pub(crate) fn new(max_bytes: usize) -> Arc<BlockPool> {
-        Arc::new(BlockPool {
-            free: Mutex::new(Vec::new()),
-            capacity: max_bytes.div_ceil(MAX_BLOCK),
-        })
-    }
-
-    fn take(&self) -> Option<Block> {
-        self.free.lock().unwrap_or_else(|e| e.into_inner()).pop()
-    }
-
-    /// Keeps the full-size blocks among `blocks` while there is room; frees the rest.
-    fn give_back(&self, blocks: &mut Vec<Block>) {
-        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        for b in blocks.drain(..) {
-            if b.layout.size() == MAX_BLOCK && free.len() < self.capacity {
-                free.push(b);
-            }
-        }
-    }
-
-    /// Blocks held.
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.free.lock().unwrap().len()
-    }
-}
 
 /// Bump allocator of 8-byte-aligned memory, not initialised (the skiplist writes every byte
 /// of a node that it reads): never moved and never freed before the arena is dropped.

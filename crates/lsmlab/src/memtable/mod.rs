@@ -3,9 +3,10 @@
 //! locks.
 
 mod arena;
+mod block_pool;
 mod skiplist;
 
-pub(crate) use arena::BlockPool;
+pub(crate) use block_pool::BlockPool;
 
 use crate::error::Result;
 use crate::iter::InternalIterator;

@@ -7,7 +7,8 @@
 //! removed or changed: a node is written completely before a release store links it in, and
 //! readers follow links with acquire loads, so a reader sees whole nodes or none.
 
-use super::arena::{Arena, BlockPool};
+use super::arena::Arena;
+use super::block_pool::BlockPool;
 use crate::key::compare_internal;
 use std::cmp::Ordering as CmpOrdering;
 use std::ptr;
