@@ -175,6 +175,16 @@ impl Drop for BlockPool {
 
 /// The filler: once an arena has asked for a block, keeps `ahead` blocks faulted in.
 fn fill(shared: &Shared, ahead: usize) {
+    // Idle priority: the filler only uses a core nobody else wants. At normal priority, waking
+    // it could preempt the writer for the milliseconds a fresh block takes, which put 16 KB
+    // overwrites' P99 at 45 µs against 19 µs without the filler.
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: pid 0 is the calling thread; `param` is a valid sched_param. A failure
+        // leaves the thread at normal priority.
+        unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+    }
     let mut st = shared.lock();
     loop {
         if st.closed {
