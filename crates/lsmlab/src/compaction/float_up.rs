@@ -113,7 +113,7 @@ pub fn run_float_up(p: &mut FloatUpParams<'_>) -> Result<CompactionOutcome> {
     let mut start = Vec::new();
     append_internal_key(&mut start, lo, MAX_SEQUENCE, ValueKind::Value);
     newer.seek(&start);
-    let mut input = p.tables.get(table.number)?.iter(cat, false);
+    let mut input = table.reader(p.tables)?.iter(cat, false);
     input.seek_to_first();
 
     let mut out = CompactionOutcome {

@@ -131,7 +131,7 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
         if input.level == 0 {
             // Level-0 tables overlap one another: one iterator each.
             for f in &input.files {
-                children.push(p.tables.get(f.number)?.iter(p.category, false));
+                children.push(f.reader(p.tables)?.iter(p.category, false));
             }
         } else {
             children.push(Box::new(LevelIterator::new(
