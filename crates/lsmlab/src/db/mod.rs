@@ -64,6 +64,9 @@ pub(crate) struct WalState {
     pub(crate) dir_synced: bool,
     pub(crate) number: u64,
     pub(crate) mem: Arc<MemTable>,
+    /// The last sequence number written to the WAL: ahead of `DbInner::last_seq` while a group
+    /// is going into the memtable.
+    pub(crate) last_seq_logged: u64,
     /// Bytes written while writes are slowed down and not yet paid for by a delay.
     pub(crate) delay_debt: u64,
 }
@@ -136,6 +139,9 @@ pub(crate) struct DbInner {
     /// Memory of flushed memtables, reused by the next ones.
     pub(crate) memtable_blocks: Arc<crate::memtable::BlockPool>,
     pub(crate) wal: Mutex<WalState>,
+    /// Held by the group inserting into the memtable; taken under the WAL lock, so groups
+    /// insert in the order of their WAL records (see `write::LoggedGroup`).
+    pub(crate) memtable_turn: Mutex<()>,
     /// The last sequence number visible to readers.
     pub(crate) last_seq: AtomicU64,
     pub(crate) snapshots: Arc<SnapshotList>,
@@ -408,15 +414,28 @@ impl std::fmt::Debug for Db {
     }
 }
 
-/// A test-only pause point: a test installs a closure that the next thread to reach the point
-/// runs (to pause it while the test does something in between).
+/// A test-only pause point: a test installs a closure for one thread, which runs it at the next
+/// pause point it reaches (to pause it while the test does something in between). Keyed by
+/// thread, so that other tests running meanwhile pass their pause points untouched.
 #[cfg(test)]
-pub(crate) static TEST_PAUSE: parking_lot::Mutex<Option<Box<dyn FnOnce() + Send>>> =
-    parking_lot::Mutex::new(None);
+#[allow(clippy::type_complexity)]
+pub(crate) static TEST_PAUSE: parking_lot::Mutex<
+    Option<(std::thread::ThreadId, Box<dyn FnOnce() + Send>)>,
+> = parking_lot::Mutex::new(None);
 
 #[cfg(test)]
 pub(crate) fn test_pause_point() {
-    let hook = TEST_PAUSE.lock().take();
+    let me = std::thread::current().id();
+    let hook = {
+        let mut slot = TEST_PAUSE.lock();
+        match slot.take() {
+            Some((id, hook)) if id == me => Some(hook),
+            other => {
+                *slot = other;
+                None
+            }
+        }
+    };
     if let Some(hook) = hook {
         hook()
     }

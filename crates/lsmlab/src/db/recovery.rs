@@ -207,11 +207,13 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             log: Some(log),
             number: wal_number,
             mem,
+            last_seq_logged: last_seq,
             delay_debt: 0,
             unsynced: Vec::new(),
             // The directory is synced when the new MANIFEST is installed, after this WAL exists.
             dir_synced: true,
         }),
+        memtable_turn: Mutex::new(()),
         last_seq: AtomicU64::new(last_seq),
         snapshots: Default::default(),
         shutting_down: AtomicBool::new(false),

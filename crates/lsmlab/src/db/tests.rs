@@ -338,23 +338,65 @@ fn zeroed_middle_fragment_is_not_spliced_out() {
     }
 }
 
-/// Runs `reader` on a thread that pauses at the test pause point (after it loaded last_seq) while
-/// `meanwhile` runs on this thread.
+/// Runs `reader` on a thread that pauses at the first test pause point it reaches (a get: after it
+/// took the super version; a write: before its memtable insert) while `meanwhile` runs on this
+/// thread.
 fn with_pause<R: Send>(reader: impl FnOnce() -> R + Send, meanwhile: impl FnOnce()) -> R {
     use std::sync::mpsc::channel;
     let (paused_tx, paused_rx) = channel::<()>();
     let (resume_tx, resume_rx) = channel::<()>();
-    *TEST_PAUSE.lock() = Some(Box::new(move || {
+    let hook: Box<dyn FnOnce() + Send> = Box::new(move || {
         paused_tx.send(()).unwrap();
         resume_rx.recv().unwrap();
-    }));
+    });
     std::thread::scope(|s| {
-        let h = s.spawn(reader);
+        let h = s.spawn(move || {
+            *TEST_PAUSE.lock() = Some((std::thread::current().id(), hook));
+            reader()
+        });
         paused_rx.recv().unwrap();
         meanwhile();
         resume_tx.send(()).unwrap();
         h.join().unwrap()
     })
+}
+
+/// A memtable switch waits for the group still inserting into the old memtable (the insert
+/// overlaps the next group's WAL record, not the switch): a flush that read the memtable before
+/// that insert ended would lose an acknowledged write.
+#[test]
+fn a_memtable_switch_waits_for_the_group_inserting_into_it() {
+    let _serial = SERIAL.lock();
+    let db = race_db();
+    // The memtable holds a write, so the flush below switches it.
+    db.put(b"early", b"1").unwrap();
+    let flushed = std::sync::atomic::AtomicBool::new(false);
+    let mut flushed_while_inserting = true;
+    std::thread::scope(|s| {
+        with_pause(
+            || db.put(b"late", b"1").unwrap(),
+            || {
+                s.spawn(|| {
+                    db.flush().unwrap();
+                    flushed.store(true, Ordering::Release);
+                });
+                // Ample time for a flush of one small memtable into a MemFs.
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                // Asserted after the pause ends: a panic here would leave the writer paused.
+                flushed_while_inserting = flushed.load(Ordering::Acquire);
+            },
+        );
+    });
+    assert!(
+        !flushed_while_inserting,
+        "the flush did not wait for the write inserting into its memtable"
+    );
+    assert!(flushed.load(Ordering::Acquire));
+    assert_eq!(db.get(b"late").unwrap().as_deref(), Some(&b"1"[..]));
+    assert!(
+        db.inner.current_mem().is_empty(),
+        "the write stayed in the memtable"
+    );
 }
 
 fn race_db() -> Db {

@@ -1,8 +1,10 @@
 //! The queue of waiting writes and the hand-off of leadership between them (group commit).
 //!
 //! Writers queue in arrival order. The writer at the front is the leader: it takes a group of
-//! compatible writers from the front, commits them as one WAL record and one memtable insert,
-//! then hands each follower its result and makes the next writer in the queue the leader.
+//! compatible writers from the front and writes them as one WAL record; then it makes the next
+//! writer in the queue the leader ([`WriteQueue::pass_on`]), inserts the group into the memtable
+//! while that leader writes the next record, and hands each follower its result
+//! ([`WriteQueue::complete`]). See `write.rs` for why the two stages overlap.
 //!
 //! A waiting writer first spins, then yields, and only then parks its thread. Why not just a
 //! condition variable: a commit of a small write takes a few microseconds, while waking a
@@ -154,18 +156,25 @@ impl WriteQueue {
         (group, bytes)
     }
 
-    /// Ends the leader's group: every follower gets `result`, the next writer leads.
-    pub(crate) fn finish(&self, group: &[Arc<Writer>], result: &Result<()>) {
+    /// Takes the leader's group off the queue and makes the next writer the leader: called once
+    /// the group's WAL record is written, so that the next group's record is written while this
+    /// one goes into the memtable.
+    pub(crate) fn pass_on(&self, group: &[Arc<Writer>]) {
         let mut q = self.writers.lock();
         for _ in group {
             q.pop_front();
         }
+        if let Some(next) = q.front() {
+            next.wake(LEADER);
+        }
+    }
+
+    /// Ends a group that [`WriteQueue::pass_on`] took off the queue: every follower gets
+    /// `result`.
+    pub(crate) fn complete(&self, group: &[Arc<Writer>], result: &Result<()>) {
         for w in &group[1..] {
             *w.result.lock() = Some(result.clone());
             w.wake(DONE);
-        }
-        if let Some(next) = q.front() {
-            next.wake(LEADER);
         }
     }
 }
@@ -190,7 +199,8 @@ mod tests {
         let (group, bytes) = q.take_group(&w, 1 << 20);
         assert_eq!(group.len(), 1);
         assert_eq!(bytes, w.batch.lock().as_ref().unwrap().approximate_size());
-        q.finish(&group, &Ok(()));
+        q.pass_on(&group);
+        q.complete(&group, &Ok(()));
         assert!(q.writers.lock().is_empty());
     }
 
@@ -209,7 +219,8 @@ mod tests {
                     Turn::Done(r) => Err(r),
                     Turn::Lead => {
                         let (group, _) = q.take_group(&w, 1 << 20);
-                        q.finish(&group, &Ok(()));
+                        q.pass_on(&group);
+                        q.complete(&group, &Ok(()));
                         Ok(group.len())
                     }
                 }
@@ -229,7 +240,8 @@ mod tests {
             2,
             "the unsynced follower joins, the sync one does not"
         );
-        q.finish(&group, &Err(Error::Closed));
+        q.pass_on(&group);
+        q.complete(&group, &Err(Error::Closed));
         match follower.join().unwrap() {
             Err(Err(Error::Closed)) => {}
             other => panic!("the follower should get the leader's error, got {other:?}"),
@@ -256,7 +268,8 @@ mod tests {
                                 assert!(g.batch.lock().take().is_some(), "committed twice");
                             }
                             committed.fetch_add(group.len(), Ordering::Relaxed);
-                            q.finish(&group, &Ok(()));
+                            q.pass_on(&group);
+                            q.complete(&group, &Ok(()));
                         }
                     }
                 })
