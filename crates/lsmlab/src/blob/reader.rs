@@ -51,7 +51,7 @@ impl BlobFileReader {
         if get_fixed64(&f[20..]) != Some(BLOB_MAGIC) {
             return Err(bad(at, "blob file footer is missing (file not finished?)"));
         }
-        if unmask_crc(stored) != crc32c::crc32c(&f[..16]) {
+        if unmask_crc(stored) != crate::checksum::crc32c(&f[..16]) {
             return Err(bad(at, "blob file footer fails its checksum"));
         }
         let record_bytes = get_fixed64(&f[8..]).unwrap_or(u64::MAX);
@@ -83,7 +83,7 @@ impl BlobFileReader {
         let n = usize::try_from(end - at).map_err(|_| bad("blob record too large"))?;
         let mut buf = self.file.read_vec_at(at, n, cat)?;
         let stored_crc = get_fixed32(&buf).unwrap_or(0);
-        if mask_crc(crc32c::crc32c(&buf[4..])) != stored_crc {
+        if mask_crc(crate::checksum::crc32c(&buf[4..])) != stored_crc {
             return Err(bad("blob record fails its checksum"));
         }
         let key_len = get_fixed32(&buf[4..]).unwrap_or(u32::MAX) as usize;
@@ -136,7 +136,7 @@ impl BlobFileReader {
             let rec = data
                 .get(at..at.saturating_add(n))
                 .ok_or_else(|| bad("blob record runs past the records' end"))?;
-            if mask_crc(crc32c::crc32c(&rec[4..])) != get_fixed32(rec).unwrap_or(0) {
+            if mask_crc(crate::checksum::crc32c(&rec[4..])) != get_fixed32(rec).unwrap_or(0) {
                 return Err(bad("blob record fails its checksum"));
             }
             let compression = compression_from_byte(rec[12])

@@ -72,7 +72,7 @@ impl BlobFileWriter {
         b.push(compression_byte(c));
         b.extend_from_slice(key);
         b.extend_from_slice(stored);
-        let crc = mask_crc(crc32c::crc32c(&b[4..]));
+        let crc = mask_crc(crate::checksum::crc32c(&b[4..]));
         b[..4].copy_from_slice(&crc.to_le_bytes());
         let offset = self.file.len();
         self.file.append(b)?;
@@ -100,7 +100,7 @@ impl BlobFileWriter {
         let mut f = Vec::with_capacity(super::FOOTER_LEN as usize);
         put_fixed64(&mut f, self.count);
         put_fixed64(&mut f, self.record_bytes);
-        let crc = mask_crc(crc32c::crc32c(&f));
+        let crc = mask_crc(crate::checksum::crc32c(&f));
         put_fixed32(&mut f, crc);
         put_fixed64(&mut f, BLOB_MAGIC);
         self.file.append(&f)?;

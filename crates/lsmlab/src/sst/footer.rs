@@ -44,7 +44,10 @@ pub fn unmask_crc(masked: u32) -> u32 {
 /// The stored (masked) checksum of a block and its type byte.
 #[inline]
 pub fn block_crc(block: &[u8], kind: u8) -> u32 {
-    mask_crc(crc32c::crc32c_append(crc32c::crc32c(block), &[kind]))
+    mask_crc(crate::checksum::crc32c_append(
+        crate::checksum::crc32c(block),
+        &[kind],
+    ))
 }
 
 /// Where a block is: its offset and its size on disk, trailer excluded.
@@ -113,7 +116,7 @@ impl Footer {
             put_fixed64(&mut v, h.size);
         }
         put_fixed32(&mut v, FORMAT_VERSION);
-        let crc = mask_crc(crc32c::crc32c(&v));
+        let crc = mask_crc(crate::checksum::crc32c(&v));
         put_fixed32(&mut v, crc);
         put_fixed64(&mut v, TABLE_MAGIC);
         debug_assert_eq!(v.len(), FOOTER_LEN);
@@ -133,7 +136,7 @@ impl Footer {
         }
         let version = get_fixed32(&src[FOOTER_CRC_COVERED - 4..]).ok_or("footer unreadable")?;
         let stored = get_fixed32(&src[FOOTER_CRC_COVERED..]).ok_or("footer unreadable")?;
-        if stored != mask_crc(crc32c::crc32c(&src[..FOOTER_CRC_COVERED])) {
+        if stored != mask_crc(crate::checksum::crc32c(&src[..FOOTER_CRC_COVERED])) {
             return Err("footer checksum mismatch".into());
         }
         if version != FORMAT_VERSION {

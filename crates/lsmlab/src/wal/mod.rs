@@ -70,9 +70,9 @@ const KIND_CRC: [u32; 5] = [
 fn fragment_crc(kind: u8, payload: &[u8]) -> u32 {
     let start = match KIND_CRC.get(kind as usize) {
         Some(&c) => c,
-        None => crc32c::crc32c(&[kind]),
+        None => crate::checksum::crc32c(&[kind]),
     };
-    crc32c::crc32c_append(start, payload)
+    crate::checksum::crc32c_append(start, payload)
 }
 
 #[cfg(test)]
@@ -85,13 +85,13 @@ mod tests {
         for kind in 0..=255u8 {
             assert_eq!(
                 crc32c_of_byte(kind),
-                crc32c::crc32c(&[kind]),
+                crate::checksum::crc32c(&[kind]),
                 "type byte {kind}"
             );
         }
         assert_eq!(
             fragment_crc(1, b"abc"),
-            crc32c::crc32c(&[1, b'a', b'b', b'c'])
+            crate::checksum::crc32c(&[1, b'a', b'b', b'c'])
         );
     }
     use std::path::Path;
