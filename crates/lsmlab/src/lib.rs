@@ -13,7 +13,7 @@ pub mod batch;
 pub mod blob;
 pub mod cache;
 pub mod check;
-pub mod checksum;
+pub(crate) mod checksum;
 pub mod coding;
 pub mod compaction;
 pub mod db;

@@ -111,8 +111,7 @@ fn log_group<'a>(
         }
         inner.stats.add(Ticker::WalFileBytes, record_len);
         inner.stats.add(Ticker::WriteWithWal, group.len() as u64);
-    }
-    if leader.disable_wal {
+    } else {
         // Only a flush makes these durable; close flushes when this is set.
         inner.unlogged_writes.store(true, Ordering::Release);
     }

@@ -116,9 +116,10 @@ impl FileMeta {
     }
     /// The table's open reader, the one way gets, iterators and compactions reach it. The
     /// table cache is asked once; the reader is then kept with the file, so that a get reaches
-    /// it without the cache's lock or a reference-count update. Both write a cache line that every reading thread shares: with two threads
-    /// probing tables, the cache's lookup was 40 % of a `readmissing` profile. The reader
-    /// lives as long as the file's metadata, which is as long as a version lists the file.
+    /// it without the cache's lock or a reference-count update. Both write a cache line that
+    /// every reading thread shares: with two threads probing tables, the cache's lookup was
+    /// 40 % of a `readmissing` profile. The reader lives as long as the file's metadata, which
+    /// is as long as a version lists the file.
     pub fn reader(&self, tables: &TableCache) -> Result<&Arc<TableReader>> {
         if let Some(r) = self.reader.get() {
             return Ok(r);
