@@ -260,17 +260,27 @@ fn compaction_loop(inner: &DbInner) {
             pick(inner, &st, &st.versions.current())
         };
         let Some(spec) = spec else {
+            // Tables whose last reader (an iterator, a get's version) let go after the job
+            // that replaced them: deleted here, within one wake-up of an idle database.
+            if inner.reaper.has_queued() {
+                MutexGuard::unlocked(&mut st, || inner.reaper.purge());
+                continue;
+            }
             inner.bg_cv.wait_for(&mut st, Duration::from_millis(500));
             continue;
         };
         st.compactions_running += 1;
         let r = run_picked(inner, &mut st, &spec);
+        // The spec holds the last references to the input tables: dropped before the purge, so
+        // that their files go (and, with `mmap_read`, their pages leave the RSS) now, not after
+        // the next job. The purge counts as part of the job, so that `wait_idle` sees it done.
+        drop(spec);
+        MutexGuard::unlocked(&mut st, || inner.reaper.purge());
         st.compactions_running -= 1;
         if let Err(e) = r {
             inner.set_bg_error(&mut st, e);
         }
         inner.bg_cv.notify_all();
-        MutexGuard::unlocked(&mut st, || inner.reaper.purge());
     }
 }
 

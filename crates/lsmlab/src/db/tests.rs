@@ -7,6 +7,7 @@ use crate::filename::wal_path;
 use crate::key::ValueKind;
 use crate::wal::LogWriter;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 const D: &str = "/db";
 
@@ -457,4 +458,82 @@ fn a_snapshot_racing_a_compaction_reads_its_version() {
         "snapshot at {} read a wrong version",
         snap.sequence()
     );
+}
+
+/// Numbers of the tables the current version lists, and of the tables on disk.
+fn live_and_disk_tables(db: &Db, fs: &MemFs) -> (Vec<u64>, Vec<u64>) {
+    let mut live: Vec<u64> = db
+        .inner
+        .super_version
+        .load()
+        .version
+        .files()
+        .map(|(_, f)| f.number)
+        .collect();
+    live.sort_unstable();
+    let mut disk: Vec<u64> = fs
+        .list_dir(Path::new(D))
+        .unwrap()
+        .iter()
+        .filter_map(|n| crate::filename::parse(n))
+        .filter(|(kind, _)| *kind == crate::filename::FileKind::Table)
+        .map(|(_, n)| n)
+        .collect();
+    disk.sort_unstable();
+    (live, disk)
+}
+
+/// Fills the database until a compaction has rewritten some tables.
+fn fill_until_compacted(db: &Db) {
+    for i in 0..2_000u32 {
+        db.put(format!("key{:05}", i % 500).as_bytes(), &[b'v'; 64])
+            .unwrap();
+    }
+    db.wait_for_background_work().unwrap();
+    assert!(
+        db.statistics()
+            .ticker(crate::stats::Ticker::CompactReadBytes)
+            > 0,
+        "the fill ran no compaction"
+    );
+}
+
+/// Regression: the compaction loop dropped its spec — the last reference to the input tables —
+/// after its purge, so the inputs of the last compaction stayed on disk (and, with
+/// `mmap_read`, mapped) until the next flush or compaction: an idle database kept them forever.
+#[test]
+fn a_finished_compaction_leaves_no_input_table_behind() {
+    let fs = MemFs::new();
+    let db = Db::open(D, opts(Arc::new(fs.clone()))).unwrap();
+    fill_until_compacted(&db);
+    let (live, disk) = live_and_disk_tables(&db, &fs);
+    assert_eq!(disk, live, "tables on disk that no version lists");
+}
+
+/// A table whose last reader lets go after the compaction that replaced it goes without
+/// another flush or compaction.
+#[test]
+fn a_table_released_by_an_iterator_goes_while_the_database_is_idle() {
+    let fs = MemFs::new();
+    let db = Db::open(D, opts(Arc::new(fs.clone()))).unwrap();
+    db.put(b"a", b"1").unwrap();
+    db.flush().unwrap();
+    let it = db.iter(&ReadOptions::default()).unwrap();
+    fill_until_compacted(&db);
+    let (live, disk) = live_and_disk_tables(&db, &fs);
+    assert_ne!(disk, live, "the iterator's tables should still be on disk");
+    drop(it);
+    // The background thread purges within its idle wake-up (500 ms); allow far more.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (live, disk) = live_and_disk_tables(&db, &fs);
+        if disk == live {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "tables {disk:?} on disk, {live:?} live"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }

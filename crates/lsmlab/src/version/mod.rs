@@ -64,6 +64,10 @@ impl FileReaper {
     pub fn blob_file_bytes(&self) -> u64 {
         self.blob_bytes.load(AtomicOrdering::Relaxed)
     }
+    /// True if some table or blob file waits for [`FileReaper::purge`].
+    pub fn has_queued(&self) -> bool {
+        !self.queued.lock().is_empty() || !self.queued_blobs.lock().is_empty()
+    }
     fn queue(&self, number: u64) {
         self.queued.lock().push(number);
     }
