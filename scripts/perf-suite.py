@@ -88,23 +88,53 @@ def binary(engine):
 
 
 SUMMARY = re.compile(r"^(\w+)\s+:\s+([\d.]+) micros/op(?: (\d+) ops/sec)?")
-P99 = re.compile(r"P99: ([\d.]+)")
+MINMAX = re.compile(r"^Min: ([\d.]+)\s+Median: [\d.]+\s+Max: ([\d.]+)")
+BUCKET = re.compile(r"^[\[(]\s*([\d.]+),\s*([\d.]+)\s*[\])]\s+(\d+)\s")
+
+
+def p99_of(buckets, lo_hi):
+    """P99 interpolated inside the bucket that holds it, clamped to the printed min and max: how
+    RocksDB's db_bench computes the P99 it prints. Computed so for every engine, because lsmlab
+    prints its exact HDR-histogram percentile, a different statistic from RocksDB's."""
+    total = sum(n for _, _, n in buckets)
+    if total == 0:
+        return None
+    threshold, cum = total * 0.99, 0
+    for lo, hi, n in buckets:
+        if n and cum + n >= threshold:
+            v = lo + (hi - lo) * (threshold - cum) / n
+            return min(max(v, lo_hi[0]), lo_hi[1]) if lo_hi else v
+        cum += n
+    return buckets[-1][1]
 
 
 def parse(text, threads):
-    """{benchmark: (ops/sec, P99 µs or None)} from db_bench output."""
-    out, last = {}, None
+    """{benchmark: (ops/sec, P99 µs or None)} from db_bench output; the P99 is that of the first
+    histogram after the benchmark's summary line."""
+    out, last, buckets, lo_hi = {}, None, [], None
+
+    def close():
+        if last and buckets and out[last][1] is None:
+            out[last][1] = p99_of(buckets, lo_hi)
+
     for line in text.splitlines():
         m = SUMMARY.match(line)
         if m:
+            close()
             name, micros, ops = m.group(1), float(m.group(2)), m.group(3)
             ops = float(ops) if ops else threads * 1e6 / micros
             out[name] = [ops, None]
-            last = name
+            last, buckets, lo_hi = name, [], None
             continue
-        m = P99.search(line)
-        if m and last and out[last][1] is None:
-            out[last][1] = float(m.group(1))
+        m = MINMAX.match(line)
+        if m:
+            close()
+            buckets, lo_hi = [], (float(m.group(1)), float(m.group(2)))
+            continue
+        m = BUCKET.match(line)
+        if m:
+            buckets.append((float(m.group(1)), float(m.group(2)), int(m.group(3))))
+    close()
     return out
 
 

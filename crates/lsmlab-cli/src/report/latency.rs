@@ -186,8 +186,11 @@ impl Latency {
         let limits = bucket_limits();
         let mut counts = vec![0u64; limits.len()];
         for v in self.hist.iter_recorded() {
-            // db_bench records whole microseconds.
-            let micros = self.hist.median_equivalent(v.value_iterated_to()) / 1000;
+            // db_bench records whole microseconds, as the difference of two clock readings in
+            // microseconds: unbiased, so the nearest whole microsecond, not the floor (which
+            // put every latency half a microsecond low against db_bench's, in the table and in
+            // the lab's percentiles recomputed from it).
+            let micros = (self.hist.median_equivalent(v.value_iterated_to()) + 500) / 1000;
             let b = limits
                 .partition_point(|&l| l < micros)
                 .min(limits.len() - 1);
@@ -264,6 +267,23 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\n[       0,       1 ]        1  12.500%  12.500% ###\n"));
+    }
+
+    #[test]
+    fn buckets_take_the_nearest_whole_microsecond() {
+        let mut h = Latency::new();
+        for ns in [2_400u64, 2_600, 2_600] {
+            h.record_nanos(ns);
+        }
+        let text = h.to_db_bench_string();
+        assert!(
+            text.contains("(       1,       2 ]        1  33.333%  33.333% "),
+            "{text}"
+        );
+        assert!(
+            text.contains("(       2,       3 ]        2  66.667% 100.000% "),
+            "{text}"
+        );
     }
 
     #[test]
