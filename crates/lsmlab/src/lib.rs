@@ -27,6 +27,7 @@ pub mod iter;
 pub mod key;
 pub mod memtable;
 pub mod options;
+pub mod pinned;
 pub mod sst;
 pub mod stats;
 pub mod table_cache;
@@ -40,4 +41,5 @@ pub use options::{
     Compression, FloatTarget, FslsmOptions, Layout, Options, ReadOptions, WalRecoveryMode,
     WriteOptions,
 };
+pub use pinned::PinnedValue;
 pub use stats::{HistogramKind, Statistics, Ticker};

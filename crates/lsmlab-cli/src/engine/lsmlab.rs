@@ -142,9 +142,16 @@ impl Store for LsmlabStore {
     }
 
     fn get(&self, key: &[u8], value: &mut Vec<u8>) -> CliResult<Found> {
-        match self.db.get(key).map_err(|e| err("get error", e))? {
+        // Into the caller's buffer, reused from get to get, as the RocksDB engine copies out of
+        // its pinned slice: no allocation per get.
+        match self
+            .db
+            .get_pinned(&ReadOptions::default(), key)
+            .map_err(|e| err("get error", e))?
+        {
             Some(v) => {
-                *value = v;
+                value.clear();
+                value.extend_from_slice(&v);
                 Ok(true)
             }
             None => Ok(false),

@@ -30,6 +30,7 @@ use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::{lookup_key, SequenceNumber};
 use crate::memtable::{Lookup, MemTable, MemTableIter};
 use crate::options::{Options, ReadOptions, WriteOptions};
+use crate::pinned::PinnedValue;
 use crate::stats::{HistogramKind, Statistics, Ticker};
 use crate::table_cache::TableCache;
 use crate::version::{FileReaper, Version, VersionSet};
@@ -215,6 +216,13 @@ impl Db {
 
     /// The value of `key` as of `opts.snapshot` (or now).
     pub fn get_with(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.get_pinned(opts, key)?.map(PinnedValue::into_vec))
+    }
+
+    /// As [`Db::get_with`], without copying the value out of the data block that holds it
+    /// (RocksDB's `Get` into a `PinnableSlice`): for a reader that only looks at the bytes, or
+    /// copies them into a buffer of its own, this saves an allocation and a copy per get.
+    pub fn get_pinned(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<PinnedValue>> {
         let inner = &self.inner;
         let start = inner.opts.statistics.then(Instant::now);
         // The super version first: every version it holds was written at or below the sequence
@@ -254,7 +262,7 @@ impl Db {
         stats.add(Ticker::NumberKeysRead, 1);
         let result = match found {
             Lookup::Found(kind, raw) => {
-                let v = value::resolve_owned(kind, key, raw, &inner.blobs)?;
+                let v = value::resolve_pinned(kind, key, raw, &inner.blobs)?;
                 stats.add(Ticker::NumberKeysFound, 1);
                 stats.add(Ticker::BytesRead, (key.len() + v.len()) as u64);
                 Some(v)

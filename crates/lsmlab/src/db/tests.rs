@@ -537,3 +537,42 @@ fn a_table_released_by_an_iterator_goes_while_the_database_is_idle() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// `get_pinned` answers as `get` from the memtable, a table and a blob file, and a value from a
+/// table stays readable after a compaction has replaced (and deleted) the table it came from.
+#[test]
+fn a_pinned_value_reads_as_get_and_outlives_its_table() {
+    let fs = MemFs::new();
+    let mut o = opts(Arc::new(fs.clone()));
+    o.enable_blob_files = true;
+    o.min_blob_size = 100;
+    let db = Db::open(D, o).unwrap();
+    let big = vec![b'b'; 300];
+    db.put(b"inline", b"small value").unwrap();
+    db.put(b"blob", &big).unwrap();
+    db.flush().unwrap();
+    db.put(b"mem", b"in the memtable").unwrap();
+    let r = ReadOptions::default();
+    for k in [&b"inline"[..], b"blob", b"mem", b"absent"] {
+        assert_eq!(
+            db.get_pinned(&r, k).unwrap().map(|v| v.to_vec()),
+            db.get(k).unwrap(),
+            "{}",
+            String::from_utf8_lossy(k)
+        );
+    }
+    let pinned = db.get_pinned(&r, b"inline").unwrap().unwrap();
+    let tables_before = live_and_disk_tables(&db, &fs).0;
+    db.put(b"inline", b"newer").unwrap();
+    db.flush().unwrap();
+    db.compact_range(None, None).unwrap();
+    db.wait_for_background_work().unwrap();
+    let disk_after = live_and_disk_tables(&db, &fs).1;
+    assert!(
+        tables_before.iter().all(|t| !disk_after.contains(t)),
+        "the compaction should have deleted tables {tables_before:?}; on disk {disk_after:?}"
+    );
+    assert_eq!(&*pinned, b"small value");
+    assert_eq!(pinned.into_vec(), b"small value".to_vec());
+    assert_eq!(db.get(b"inline").unwrap(), Some(b"newer".to_vec()));
+}

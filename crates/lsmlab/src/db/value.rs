@@ -5,6 +5,7 @@ use crate::blob::BlobCache;
 use crate::env::IoCategory;
 use crate::error::{Error, Result};
 use crate::key::ValueKind;
+use crate::pinned::PinnedValue;
 
 /// The user's value for a stored `(kind, raw)` pair of `user_key`: the value itself, or for a
 /// blob index the value read (and checked) from its blob file.
@@ -16,16 +17,16 @@ pub fn resolve(kind: ValueKind, user_key: &[u8], raw: &[u8], blobs: &BlobCache) 
     }
 }
 
-/// As [`resolve`], for a stored value the caller owns: an inline value is returned as it is,
-/// not copied (a 16 KiB value was copied twice per get).
-pub fn resolve_owned(
+/// As [`resolve`], for a stored value a get found: an inline value is returned as it is, still
+/// in its data block, not copied (a 16 KiB value was copied twice per get).
+pub fn resolve_pinned(
     kind: ValueKind,
     user_key: &[u8],
-    raw: Vec<u8>,
+    raw: PinnedValue,
     blobs: &BlobCache,
-) -> Result<Vec<u8>> {
+) -> Result<PinnedValue> {
     match kind {
         ValueKind::Value => Ok(raw),
-        _ => resolve(kind, user_key, &raw, blobs),
+        _ => resolve(kind, user_key, &raw, blobs).map(PinnedValue::from),
     }
 }

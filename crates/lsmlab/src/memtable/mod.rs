@@ -13,6 +13,7 @@ use crate::iter::InternalIterator;
 use crate::key::{
     lookup_key, pack_trailer, parse_internal_key, user_key, SequenceNumber, ValueKind,
 };
+use crate::pinned::PinnedValue;
 use skiplist::{node_key, node_value, SkipList};
 use std::sync::Arc;
 
@@ -31,7 +32,7 @@ pub struct MemTable {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Lookup {
     /// The newest visible version is a value (or blob index, with its kind).
-    Found(ValueKind, Vec<u8>),
+    Found(ValueKind, PinnedValue),
     /// The newest visible version is a deletion.
     Deleted,
     /// The memtable holds no visible version.
@@ -80,7 +81,7 @@ impl MemTable {
         match parse_internal_key(k) {
             Some(p) if p.user_key == user_key(lookup) => match p.kind {
                 ValueKind::Deletion => Lookup::Deleted,
-                kind => Lookup::Found(kind, v.to_vec()),
+                kind => Lookup::Found(kind, v.to_vec().into()),
             },
             _ => Lookup::Absent,
         }
@@ -225,12 +226,12 @@ mod tests {
         assert_eq!(m.get(b"k", 0), Lookup::Absent);
         assert_eq!(
             m.get(b"k", 2),
-            Lookup::Found(ValueKind::Value, b"v1".to_vec())
+            Lookup::Found(ValueKind::Value, b"v1".to_vec().into())
         );
         assert_eq!(m.get(b"k", 4), Lookup::Deleted);
         assert_eq!(
             m.get(b"k", 9),
-            Lookup::Found(ValueKind::Value, b"v5".to_vec())
+            Lookup::Found(ValueKind::Value, b"v5".to_vec().into())
         );
         assert_eq!(m.get(b"j", 9), Lookup::Absent);
         assert_eq!(m.get(b"kk", 9), Lookup::Absent);
@@ -308,7 +309,7 @@ mod model_tests {
                     None => prop_assert_eq!(got, Lookup::Absent),
                     Some((ik, v)) => match parse_internal_key(&ik.0).map(|p| p.kind) {
                         Some(ValueKind::Deletion) => prop_assert_eq!(got, Lookup::Deleted),
-                        Some(kind) => prop_assert_eq!(got, Lookup::Found(kind, v.clone())),
+                        Some(kind) => prop_assert_eq!(got, Lookup::Found(kind, v.clone().into())),
                         None => prop_assert!(false),
                     },
                 }
@@ -374,7 +375,10 @@ mod model_tests {
                 seq += 1;
             }
             for (k, v) in &want {
-                assert_eq!(m.get(k, seq), Lookup::Found(ValueKind::Value, v.clone()));
+                assert_eq!(
+                    m.get(k, seq),
+                    Lookup::Found(ValueKind::Value, v.clone().into())
+                );
             }
             assert_eq!(m.len(), want.len());
         }

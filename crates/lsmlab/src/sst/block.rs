@@ -177,6 +177,11 @@ impl Block {
         })
     }
 
+    /// The decoded block's bytes (entries, then the restart array).
+    pub(crate) fn data(&self) -> &[u8] {
+        &self.data
+    }
+
     /// Bytes of the decoded block (the block cache's weight).
     pub fn size(&self) -> usize {
         self.data.len()
@@ -286,6 +291,11 @@ impl Cursor {
     #[inline]
     pub(crate) fn value<'b>(&self, b: &'b Block) -> &'b [u8] {
         b.data.get(self.val.0..self.val.1).unwrap_or(&[])
+    }
+
+    /// Where [`Cursor::value`] lies in the block's bytes.
+    pub(crate) fn value_range(&self) -> (usize, usize) {
+        self.val
     }
 
     pub(crate) fn invalidate(&mut self, b: &Block) {

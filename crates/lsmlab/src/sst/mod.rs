@@ -18,6 +18,7 @@ pub use reader::TableReader;
 
 use crate::filter::FilterPolicy;
 use crate::options::Compression;
+use crate::pinned::PinnedValue;
 use std::sync::Arc;
 
 /// How a table is written.
@@ -80,7 +81,7 @@ pub enum TableGet {
     Found {
         /// Its internal key.
         ikey: Vec<u8>,
-        /// Its value.
-        value: Vec<u8>,
+        /// Its value, in the data block that holds it.
+        value: PinnedValue,
     },
 }

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::filter::{key_hash, FilterReader};
 use crate::iter::InternalIterator;
 use crate::key::user_key;
+use crate::pinned::PinnedValue;
 use crate::stats::{HistogramKind, Statistics, Ticker};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -248,7 +249,8 @@ impl TableReader {
                 if self.filter.is_some() {
                     self.stats.add(Ticker::BloomFilterFullTruePositive, 1);
                 }
-                let value = cursor.value(&block).to_vec();
+                let (start, end) = cursor.value_range();
+                let value = PinnedValue::in_block(block, start, end);
                 return Ok(TableGet::Found {
                     ikey: std::mem::take(&mut cursor.key),
                     value,

@@ -76,7 +76,7 @@ fn model_get(m: &Model, lookup: &[u8]) -> TableGet {
     match m.range(InternalKey(lookup.to_vec())..).next() {
         Some((k, v)) if user_key(&k.0) == user_key(lookup) => TableGet::Found {
             ikey: k.0.clone(),
-            value: v.clone(),
+            value: v.clone().into(),
         },
         _ => TableGet::NotFound,
     }
@@ -179,7 +179,7 @@ fn get_returns_newest_version_at_or_below_the_lookup_sequence() {
         build(&env, &path, &m, opts(block_size, 2, Compression::None));
         let t = open(&env, &path, None).unwrap();
         let found = |seq: u64| match t.get(&lookup_key(b"k", seq), IoCategory::UserRead).unwrap() {
-            TableGet::Found { value, .. } => Some(String::from_utf8(value).unwrap()),
+            TableGet::Found { value, .. } => Some(String::from_utf8(value.into_vec()).unwrap()),
             other => {
                 assert_eq!(other, TableGet::NotFound);
                 None

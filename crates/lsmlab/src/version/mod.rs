@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::filename::{blob_path, table_path};
 use crate::key::{compare_internal, parse_internal_key, user_key, SequenceNumber};
 use crate::memtable::Lookup;
+use crate::pinned::PinnedValue;
 use crate::sst::{TableGet, TableReader};
 use crate::stats::{HistogramKind, Statistics, Ticker};
 use crate::table_cache::TableCache;
@@ -306,7 +307,7 @@ impl Version {
         let mut checked = 0u64;
         // Level 0 tables may overlap and, once FSLSM floats tables up, their sequence ranges may
         // interleave: keep the newest hit and skip tables that cannot hold anything newer.
-        let mut best: Option<(SequenceNumber, Vec<u8>, Vec<u8>, u64)> = None;
+        let mut best: Option<(SequenceNumber, Vec<u8>, PinnedValue, u64)> = None;
         for f in &self.levels[0] {
             if best.as_ref().is_some_and(|b| f.largest_seq <= b.0) {
                 break;
