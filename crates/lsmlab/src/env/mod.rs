@@ -6,10 +6,12 @@
 //! per [`IoCategory`], the raw material of write/read amplification and device time.
 
 mod fault;
+mod mapped;
 mod mem;
 mod posix;
 
 pub use fault::{FaultFs, FaultSwitch};
+pub use mapped::MappedBytes;
 pub use mem::MemFs;
 pub use posix::PosixFs;
 
@@ -59,6 +61,12 @@ pub trait RandomAccessFile: Send + Sync {
     /// True for an empty file.
     fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+    /// The whole file, if it is mapped into memory: readers then take blocks in place
+    /// ([`MappedBytes`]). An implementation that returns `Some` promises that the bytes stay
+    /// at this address, unchanged, for as long as the file object lives. The default: `None`.
+    fn mapped(&self) -> Option<&[u8]> {
+        None
     }
 }
 
@@ -342,6 +350,16 @@ impl CountedRandom {
         let buf = self.inner.read_vec_at(offset, len)?;
         self.io.record_read(cat, offset, len as u64);
         Ok(buf)
+    }
+    /// `len` bytes from `offset`, in place, if the file is mapped (see
+    /// [`RandomAccessFile::mapped`]); `None` otherwise, or if the range lies outside the map.
+    /// Not counted: the caller counts what it uses with [`CountedRandom::count_read`].
+    pub fn read_mapped(&self, offset: u64, len: usize) -> Option<MappedBytes> {
+        MappedBytes::new(&self.inner, offset, len)
+    }
+    /// Counts a read of `len` bytes at `offset` made in place under `cat`.
+    pub fn count_read(&self, offset: u64, len: usize, cat: IoCategory) {
+        self.io.record_read(cat, offset, len as u64);
     }
     /// Size of the file.
     pub fn len(&self) -> u64 {

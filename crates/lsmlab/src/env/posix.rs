@@ -231,6 +231,10 @@ impl RandomAccessFile for PosixMapped {
     fn len(&self) -> u64 {
         self.len as u64
     }
+    fn mapped(&self) -> Option<&[u8]> {
+        // The map is made once at open and unmapped only on drop.
+        Some(self.bytes())
+    }
 }
 
 impl Drop for PosixMapped {

@@ -9,6 +9,7 @@
 //! scans at most one interval, and `prev` restarts from the previous restart point.
 
 use crate::coding::{get_fixed32, get_varint32, put_fixed32, put_varint32};
+use crate::env::MappedBytes;
 use crate::key::compare_internal;
 use std::cmp::Ordering;
 
@@ -107,10 +108,28 @@ impl BlockBuilder {
     }
 }
 
+/// A block's bytes: its own (read, or decompressed), or a range of a memory-mapped table read in
+/// place.
+enum BlockBytes {
+    Owned(Vec<u8>),
+    Mapped(MappedBytes),
+}
+
+impl std::ops::Deref for BlockBytes {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        match self {
+            BlockBytes::Owned(v) => v,
+            BlockBytes::Mapped(m) => m,
+        }
+    }
+}
+
 /// A decoded block, ready to be searched. Its restart array was bounds-checked at construction;
 /// entries are checked as they are decoded.
 pub struct Block {
-    data: Vec<u8>,
+    data: BlockBytes,
     /// Offset of the restart array = end of the entries.
     restarts: usize,
     num_restarts: usize,
@@ -151,6 +170,16 @@ fn decode_header(entries: &[u8], off: usize) -> Option<(usize, usize, usize, usi
 impl Block {
     /// Checks the restart array of `data` and wraps it.
     pub fn new(data: Vec<u8>) -> Result<Block, &'static str> {
+        Block::wrap(BlockBytes::Owned(data))
+    }
+
+    /// As [`Block::new`], for the bytes of an uncompressed block in a mapped table: searched
+    /// in place, never copied.
+    pub fn mapped(data: MappedBytes) -> Result<Block, &'static str> {
+        Block::wrap(BlockBytes::Mapped(data))
+    }
+
+    fn wrap(data: BlockBytes) -> Result<Block, &'static str> {
         let len = data.len();
         if len < U32_LEN {
             return Err("block shorter than its restart count");
