@@ -155,10 +155,12 @@ pub struct Options {
     /// suggests 1 MiB; at 1 MiB lsmlab's fill was 18 % faster with 1 KB values and 14–25 %
     /// with 16 KB values on this project's test machine (docs/performance.md).
     pub bytes_per_sync: u64,
-    /// Read tables and blob files through a memory map instead of `pread`: a block read is a
-    /// copy out of the page cache without a system call. Worth it when the data fits in memory
-    /// and reads are many and small; a file system without maps reads as usual. LevelDB reads
-    /// this way by default. Default: false (RocksDB's `allow_mmap_reads`).
+    /// Read tables and blob files through a memory map instead of `pread`: an uncompressed
+    /// data block is checked and searched in place, without a system call or a copy (and so
+    /// never enters the block cache); compressed blocks and blob records are copied out of the
+    /// map. Worth it when the data fits in memory and reads are many and small; a file system
+    /// without maps reads as usual. LevelDB reads this way by default. Default: false
+    /// (RocksDB's `allow_mmap_reads`).
     pub allow_mmap_reads: bool,
     /// Compression of table blocks. Default: none.
     pub compression: Compression,
