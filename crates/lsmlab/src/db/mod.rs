@@ -295,9 +295,13 @@ impl Db {
         for f in &sv.version.levels[0] {
             children.push(f.reader(&inner.tables)?.iter(IoCategory::UserRead, fill));
         }
-        for files in sv.version.levels.iter().skip(1).filter(|f| !f.is_empty()) {
-            children.push(Box::new(LevelIterator::new(
-                files.clone(),
+        for (level, files) in sv.version.levels.iter().enumerate().skip(1) {
+            if files.is_empty() {
+                continue;
+            }
+            children.push(Box::new(LevelIterator::for_level(
+                sv.version.clone(),
+                level,
                 inner.tables.clone(),
                 IoCategory::UserRead,
                 fill,

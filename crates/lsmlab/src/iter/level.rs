@@ -5,13 +5,32 @@ use crate::env::IoCategory;
 use crate::error::{Error, Result};
 use crate::key::compare_internal;
 use crate::table_cache::TableCache;
-use crate::version::FileMeta;
+use crate::version::{FileMeta, Version};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+/// The tables a [`LevelIterator`] walks.
+enum LevelFiles {
+    /// A list of its own (a compaction's inputs).
+    Owned(Vec<Arc<FileMeta>>),
+    /// One level of a version, shared. A user iterator is made per seek in `seekrandom`: a
+    /// copy of the level's list took a reference on every table of the level, and with two
+    /// threads seeking, each of those counters moved between the cores twice per seek.
+    Level(Arc<Version>, usize),
+}
+
+impl LevelFiles {
+    fn get(&self) -> &[Arc<FileMeta>] {
+        match self {
+            LevelFiles::Owned(files) => files,
+            LevelFiles::Level(v, level) => v.levels.get(*level).map_or(&[], |f| f.as_slice()),
+        }
+    }
+}
+
 /// A cursor over the tables of one level.
 pub struct LevelIterator {
-    files: Vec<Arc<FileMeta>>,
+    files: LevelFiles,
     tables: Arc<TableCache>,
     cat: IoCategory,
     fill_cache: bool,
@@ -24,6 +43,26 @@ impl LevelIterator {
     /// A cursor over `files`, which must be disjoint and sorted.
     pub fn new(
         files: Vec<Arc<FileMeta>>,
+        tables: Arc<TableCache>,
+        cat: IoCategory,
+        fill_cache: bool,
+    ) -> LevelIterator {
+        LevelIterator::with_files(LevelFiles::Owned(files), tables, cat, fill_cache)
+    }
+
+    /// A cursor over level `level` of `version`, sharing the version's list of its tables.
+    pub fn for_level(
+        version: Arc<Version>,
+        level: usize,
+        tables: Arc<TableCache>,
+        cat: IoCategory,
+        fill_cache: bool,
+    ) -> LevelIterator {
+        LevelIterator::with_files(LevelFiles::Level(version, level), tables, cat, fill_cache)
+    }
+
+    fn with_files(
+        files: LevelFiles,
         tables: Arc<TableCache>,
         cat: IoCategory,
         fill_cache: bool,
@@ -42,7 +81,7 @@ impl LevelIterator {
     fn open(&mut self, index: usize) {
         self.index = index;
         self.cur = None;
-        let Some(f) = self.files.get(index) else {
+        let Some(f) = self.files.get().get(index) else {
             return;
         };
         match f.reader(&self.tables) {
@@ -63,7 +102,7 @@ impl LevelIterator {
     }
 
     fn skip_forward(&mut self) {
-        while !self.cur_valid() && !self.cur_failed() && self.index + 1 < self.files.len() {
+        while !self.cur_valid() && !self.cur_failed() && self.index + 1 < self.files.get().len() {
             self.open(self.index + 1);
             if let Some(c) = self.cur.as_mut() {
                 c.seek_to_first();
@@ -93,11 +132,11 @@ impl InternalIterator for LevelIterator {
         self.skip_forward();
     }
     fn seek_to_last(&mut self) {
-        if self.files.is_empty() {
+        if self.files.get().is_empty() {
             self.cur = None;
             return;
         }
-        self.open(self.files.len() - 1);
+        self.open(self.files.get().len() - 1);
         if let Some(c) = self.cur.as_mut() {
             c.seek_to_last();
         }
@@ -106,6 +145,7 @@ impl InternalIterator for LevelIterator {
     fn seek(&mut self, target: &[u8]) {
         let i = self
             .files
+            .get()
             .partition_point(|f| compare_internal(&f.largest, target) == Ordering::Less);
         self.open(i);
         if let Some(c) = self.cur.as_mut() {
