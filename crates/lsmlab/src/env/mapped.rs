@@ -23,7 +23,11 @@ unsafe impl Sync for MappedBytes {}
 impl MappedBytes {
     /// `len` bytes from `offset` of `file`'s map; `None` if the file is not mapped or the
     /// range does not lie within it.
-    pub fn new(file: &Arc<dyn RandomAccessFile>, offset: u64, len: usize) -> Option<MappedBytes> {
+    pub(crate) fn new(
+        file: &Arc<dyn RandomAccessFile>,
+        offset: u64,
+        len: usize,
+    ) -> Option<MappedBytes> {
         let all = file.mapped()?;
         let start = usize::try_from(offset).ok()?;
         let bytes = all.get(start..start.checked_add(len)?)?;

@@ -24,11 +24,11 @@ const AHEAD: usize = 4;
 /// faults whole on its first).
 const PAGE: usize = 4 << 10;
 
-/// After this long without a block taken, the filler hands the memory of the pooled blocks
-/// beyond its [`AHEAD`] back to the kernel. The pool saves the zeroing of fresh pages for
-/// writers fast enough to outrun the filler; a writer that takes a 2 MiB block less often than
-/// every 50 ms writes under 40 MB/s, which the filler's [`AHEAD`] ready blocks serve on their
-/// own (it faults a block in ~3 ms). A full 64 MiB pool held that much resident memory through
+/// After this long without a block taken or given back, the filler hands the memory of the
+/// pooled blocks beyond its [`AHEAD`] back to the kernel. The pool saves the zeroing of fresh
+/// pages for writers fast enough to outrun the filler; a writer that takes a 2 MiB block less
+/// often than every 50 ms writes under 40 MB/s, which the filler's [`AHEAD`] ready blocks serve
+/// on their own (it faults a block in ~3 ms). A full 64 MiB pool held that much resident memory through
 /// read-only phases: 56 MiB of lsmlab's 366 MiB peak RSS in the suite's LevelDB 1 KB cell,
 /// whose `readrandom` follows the writes and lasts 0.24 s.
 const IDLE: Duration = Duration::from_millis(50);
@@ -129,8 +129,8 @@ struct PoolState {
     /// Blocks whose pages went back to the kernel ([`IDLE`]): the filler faults them in again
     /// before anything else.
     cold: Vec<Block>,
-    /// When an arena last took a block.
-    last_take: Instant,
+    /// When an arena last took or gave back a block: the pool's blocks have been idle since.
+    last_use: Instant,
     /// Full-size blocks arenas have asked for (saturating). The filler keeps as many ready as
     /// were asked for, up to its [`AHEAD`]: a small database that fills one or two blocks
     /// does not get 8 MiB of blocks faulted in that it will never use.
@@ -168,7 +168,7 @@ impl BlockPool {
                 state: Mutex::new(PoolState {
                     free: Vec::new(),
                     cold: Vec::new(),
-                    last_take: Instant::now(),
+                    last_use: Instant::now(),
                     asked: 0,
                     closed: false,
                 }),
@@ -195,7 +195,7 @@ impl BlockPool {
     pub(super) fn take(&self) -> Option<Block> {
         let mut st = self.shared.lock();
         st.asked = st.asked.saturating_add(1);
-        st.last_take = Instant::now();
+        st.last_use = Instant::now();
         let b = st.free.pop();
         // Only a filler below its mark has work: no wake-up (a system call) otherwise.
         let wake = st.free.len() < st.ahead(&self.shared);
@@ -209,15 +209,25 @@ impl BlockPool {
     /// Keeps the full-size blocks among `blocks` while there is room; frees the rest.
     pub(super) fn give_back(&self, blocks: &mut Vec<Block>) {
         let mut st = self.shared.lock();
+        let mut dropped = Vec::new();
         for b in blocks.drain(..) {
-            if b.layout.size() == MAX_BLOCK && st.free.len() + st.cold.len() < self.shared.capacity
-            {
-                st.free.push(b);
+            if b.layout.size() != MAX_BLOCK {
+                continue;
             }
+            if st.free.len() + st.cold.len() >= self.shared.capacity {
+                // A resident block is worth more than a decommitted one.
+                match st.cold.pop() {
+                    Some(c) => dropped.push(c),
+                    None => continue,
+                }
+            }
+            st.free.push(b);
         }
+        st.last_use = Instant::now();
         // Blocks beyond the filler's mark: it times their idleness from now.
         let wake = self.shared.ahead > 0 && st.free.len() > st.ahead(&self.shared);
         drop(st);
+        drop(dropped);
         if wake {
             self.shared.wake.notify_one();
         }
@@ -274,7 +284,7 @@ fn fill(shared: &Shared) {
             continue;
         }
         if st.free.len() > ahead {
-            let idle = st.last_take.elapsed();
+            let idle = st.last_use.elapsed();
             if idle >= IDLE {
                 let spare: Vec<Block> = st.free.drain(ahead..).collect();
                 drop(st);
@@ -282,7 +292,20 @@ fn fill(shared: &Shared) {
                     b.decommit();
                 }
                 st = shared.lock();
-                st.cold.extend(spare);
+                let mut overflow = Vec::new();
+                for b in spare {
+                    // `give_back` may have filled the pool meanwhile.
+                    if st.free.len() + st.cold.len() < shared.capacity {
+                        st.cold.push(b);
+                    } else {
+                        overflow.push(b);
+                    }
+                }
+                if !overflow.is_empty() {
+                    drop(st);
+                    drop(overflow);
+                    st = shared.lock();
+                }
                 continue;
             }
             st = shared
@@ -369,6 +392,26 @@ mod tests {
         }
         assert!(wait_for(&pool, AHEAD));
         assert_eq!(pool.cold_len(), n - 1);
+    }
+
+    #[test]
+    fn a_full_pool_keeps_returned_blocks_over_cold_ones() {
+        let pool = BlockPool::with_filler((AHEAD + 2) * MAX_BLOCK);
+        for asked in 1..=AHEAD {
+            drop(pool.take());
+            assert!(wait_for(&pool, asked));
+        }
+        let mut blocks: Vec<Block> = (0..2).map(|_| Block::new(MAX_BLOCK)).collect();
+        pool.give_back(&mut blocks);
+        let t = Instant::now();
+        while pool.cold_len() < 2 && t.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!((pool.len(), pool.cold_len()), (AHEAD, 2));
+        // The pool is full: the blocks of a flushed memtable replace the cold ones.
+        let mut blocks: Vec<Block> = (0..2).map(|_| Block::new(MAX_BLOCK)).collect();
+        pool.give_back(&mut blocks);
+        assert_eq!((pool.len(), pool.cold_len()), (AHEAD + 2, 0));
     }
 
     #[test]

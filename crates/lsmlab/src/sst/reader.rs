@@ -340,6 +340,10 @@ impl TableReader {
 
     /// The data block at `h`, from the cache or the file.
     fn data_block(&self, h: BlockHandle, cat: IoCategory, fill_cache: bool) -> Result<Arc<Block>> {
+        // Before the cache: a mapped table's uncompressed blocks never enter it.
+        if let Some(block) = self.mapped_block(h, cat)? {
+            return Ok(block);
+        }
         if let Some(c) = &self.cache {
             if let Some(b) = c.get(self.file_number, h.offset) {
                 self.stats.add(Ticker::BlockCacheHit, 1);
@@ -348,9 +352,6 @@ impl TableReader {
             }
             self.stats.add(Ticker::BlockCacheMiss, 1);
             self.stats.add(Ticker::BlockCacheDataMiss, 1);
-        }
-        if let Some(block) = self.mapped_block(h, cat)? {
-            return Ok(block);
         }
         let contents = read_block_contents(
             &self.file,
