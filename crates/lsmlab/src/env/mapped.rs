@@ -39,7 +39,7 @@ impl MappedBytes {
     }
 
     /// The first `len` bytes (all of them if `len` is larger).
-    pub fn truncate(mut self, len: usize) -> MappedBytes {
+    pub(crate) fn truncate(mut self, len: usize) -> MappedBytes {
         self.len = self.len.min(len);
         self
     }

@@ -357,6 +357,10 @@ impl CountedRandom {
     pub fn read_mapped(&self, offset: u64, len: usize) -> Option<MappedBytes> {
         MappedBytes::new(&self.inner, offset, len)
     }
+    /// True if the file is mapped into memory ([`RandomAccessFile::mapped`]).
+    pub fn is_mapped(&self) -> bool {
+        self.inner.mapped().is_some()
+    }
     /// Counts a read of `len` bytes at `offset` made in place under `cat`.
     pub fn count_read(&self, offset: u64, len: usize, cat: IoCategory) {
         self.io.record_read(cat, offset, len as u64);

@@ -130,7 +130,7 @@ struct PoolState {
     /// before anything else.
     cold: Vec<Block>,
     /// When an arena last took a block.
-    last_use: Instant,
+    last_take: Instant,
     /// Full-size blocks arenas have asked for (saturating). The filler keeps as many ready as
     /// were asked for, up to its [`AHEAD`]: a small database that fills one or two blocks
     /// does not get 8 MiB of blocks faulted in that it will never use.
@@ -168,7 +168,7 @@ impl BlockPool {
                 state: Mutex::new(PoolState {
                     free: Vec::new(),
                     cold: Vec::new(),
-                    last_use: Instant::now(),
+                    last_take: Instant::now(),
                     asked: 0,
                     closed: false,
                 }),
@@ -195,7 +195,7 @@ impl BlockPool {
     pub(super) fn take(&self) -> Option<Block> {
         let mut st = self.shared.lock();
         st.asked = st.asked.saturating_add(1);
-        st.last_use = Instant::now();
+        st.last_take = Instant::now();
         let b = st.free.pop();
         // Only a filler below its mark has work: no wake-up (a system call) otherwise.
         let wake = st.free.len() < st.ahead(&self.shared);
@@ -287,7 +287,7 @@ fn fill(shared: &Shared) {
             continue;
         }
         if st.free.len() > ahead {
-            let idle = st.last_use.elapsed();
+            let idle = st.last_take.elapsed();
             if idle >= IDLE {
                 let spare: Vec<Block> = st.free.drain(ahead..).collect();
                 drop(st);

@@ -37,10 +37,15 @@ fn timed_read<T>(
     let t = stats.start_timer();
     let out = read()?;
     stats.record_elapsed(HistogramKind::SstRead, t);
+    count_user_read(stats, len, cat);
+    Ok(out)
+}
+
+/// Counts `len` bytes of a table under `lsmlab.user.read.bytes` when they serve a user read.
+fn count_user_read(stats: &Statistics, len: usize, cat: IoCategory) {
     if cat == IoCategory::UserRead {
         stats.add(Ticker::GetReadBytes, len as u64);
     }
-    Ok(out)
 }
 
 /// Fills `buf` from `offset` of a table file, counted under `cat` (see [`timed_read`]).
@@ -65,22 +70,26 @@ fn read_block_contents(
     limit: u64,
     cat: IoCategory,
 ) -> Result<Vec<u8>> {
-    let bad = |m: &str| Error::corruption(path, h.offset, m);
-    let size = match h.end_with_trailer() {
-        Some(end) if end <= limit => h.size as usize,
-        _ => return Err(bad("block handle points past the end of the table")),
-    };
-    let len = size + BLOCK_TRAILER_LEN;
+    let len = block_len_within(path, h, limit)?;
     let buf = timed_read(stats, len, cat, || file.read_vec_at(h.offset, len, cat))?;
     decode_block_contents(path, h, buf)
 }
 
-/// Checks the CRC of a block read with its trailer (`buf` = block + trailer) and decompresses it.
-fn decode_block_contents(
-    path: &std::path::Path,
-    h: BlockHandle,
-    mut buf: Vec<u8>,
-) -> Result<Vec<u8>> {
+/// Bytes of the block at `h` with its trailer, checked to end by `limit`.
+fn block_len_within(path: &Path, h: BlockHandle, limit: u64) -> Result<usize> {
+    match h.end_with_trailer() {
+        Some(end) if end <= limit => Ok(h.size as usize + BLOCK_TRAILER_LEN),
+        _ => Err(Error::corruption(
+            path,
+            h.offset,
+            "block handle points past the end of the table",
+        )),
+    }
+}
+
+/// Checks the trailer and CRC of the block at `h` read with its trailer (`buf` = block +
+/// trailer); its compression kind.
+fn check_block(path: &Path, h: BlockHandle, buf: &[u8]) -> Result<u8> {
     let bad = |m: &str| Error::corruption(path, h.offset, m);
     let size = h.size as usize;
     if buf.len() != size + BLOCK_TRAILER_LEN {
@@ -91,6 +100,14 @@ fn decode_block_contents(
     if block_crc(&buf[..size], kind) != stored {
         return Err(bad("block checksum mismatch"));
     }
+    Ok(kind)
+}
+
+/// Checks the CRC of a block read with its trailer (`buf` = block + trailer) and decompresses it.
+fn decode_block_contents(path: &Path, h: BlockHandle, mut buf: Vec<u8>) -> Result<Vec<u8>> {
+    let bad = |m: &str| Error::corruption(path, h.offset, m);
+    let size = h.size as usize;
+    let kind = check_block(path, h, &buf)?;
     if kind == NO_COMPRESSION {
         buf.truncate(size);
         return Ok(buf);
@@ -137,6 +154,9 @@ pub struct TableReader {
     footer_offset: u64,
     /// End of the data blocks (start of the first meta block): readahead stops here.
     data_end: u64,
+    /// The file is memory-mapped: uncompressed data blocks are read in place
+    /// ([`TableReader::mapped_block`]).
+    mapped: bool,
 }
 
 /// Bytes a sequential reader (compaction, bulk scans) reads at once: one system call per 2 MiB
@@ -194,6 +214,7 @@ impl TableReader {
             Some(FilterReader::open(fb).map_err(|m| at(footer.filter.offset)(&m))?)
         };
         Ok(TableReader {
+            mapped: file.is_mapped(),
             file,
             path: Arc::new(path),
             file_number,
@@ -341,8 +362,10 @@ impl TableReader {
     /// The data block at `h`, from the cache or the file.
     fn data_block(&self, h: BlockHandle, cat: IoCategory, fill_cache: bool) -> Result<Arc<Block>> {
         // Before the cache: a mapped table's uncompressed blocks never enter it.
-        if let Some(block) = self.mapped_block(h, cat)? {
-            return Ok(block);
+        if self.mapped {
+            if let Some(block) = self.mapped_block(h, cat)? {
+                return Ok(block);
+            }
         }
         if let Some(c) = &self.cache {
             if let Some(b) = c.get(self.file_number, h.offset) {
@@ -384,30 +407,21 @@ impl TableReader {
     /// allocation and an eviction per read (a third of a `readrandom` of 1 KB values through
     /// maps went to copying blocks out of them).
     fn mapped_block(&self, h: BlockHandle, cat: IoCategory) -> Result<Option<Arc<Block>>> {
-        let bad = |m: &str| Error::corruption(self.path.as_ref().clone(), h.offset, m);
-        let size = match h.end_with_trailer() {
-            Some(end) if end <= self.footer_offset => h.size as usize,
-            _ => return Err(bad("block handle points past the end of the table")),
-        };
-        let len = size + BLOCK_TRAILER_LEN;
+        let len = block_len_within(&self.path, h, self.footer_offset)?;
         let Some(bytes) = self.file.read_mapped(h.offset, len) else {
             return Ok(None);
         };
-        let kind = bytes[size];
-        if kind != NO_COMPRESSION {
+        let size = h.size as usize;
+        if bytes[size] != NO_COMPRESSION {
             return Ok(None);
         }
         // Counted as the read it replaces (the page faults, if any, come with the search).
-        timed_read(&self.stats, len, cat, || Ok(()))?;
+        count_user_read(&self.stats, len, cat);
         self.file.count_read(h.offset, len, cat);
-        let stored =
-            get_fixed32(&bytes[size + 1..]).ok_or_else(|| bad("block trailer unreadable"))?;
-        if block_crc(&bytes[..size], kind) != stored {
-            return Err(bad("block checksum mismatch"));
-        }
-        Ok(Some(Arc::new(
-            Block::mapped(bytes.truncate(size)).map_err(bad)?,
-        )))
+        check_block(&self.path, h, &bytes)?;
+        let block = Block::mapped(bytes.truncate(size))
+            .map_err(|m| Error::corruption(self.path.as_ref().clone(), h.offset, m))?;
+        Ok(Some(Arc::new(block)))
     }
 
     /// A data block for a sequential reader: from the block cache if there, else from the
@@ -426,10 +440,7 @@ impl TableReader {
             }
         }
         let bad = |m: &str| Error::corruption(self.path.as_ref().clone(), h.offset, m);
-        let end = match h.end_with_trailer() {
-            Some(end) if end <= self.footer_offset => end,
-            _ => return Err(bad("block handle points past the end of the table")),
-        };
+        let end = h.offset + block_len_within(&self.path, h, self.footer_offset)? as u64;
         let window_end = ra.start + ra.buf.len() as u64;
         if h.offset < ra.start || end > window_end {
             let len =
