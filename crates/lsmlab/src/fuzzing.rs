@@ -9,7 +9,7 @@ use crate::iter::InternalIterator;
 use crate::sst::block::Block;
 use crate::sst::block_iter::BlockIter;
 use crate::sst::footer::{BlockHandle, Footer};
-use crate::sst::TableReader;
+use crate::sst::{BlockFetch, TableReader};
 use crate::version::VersionEdit;
 use crate::wal::LogReader;
 use crate::{Statistics, WriteBatch};
@@ -30,7 +30,7 @@ pub fn table(data: &[u8]) {
     let t = Arc::new(t);
     let _ = t.index_entries();
     let _ = t.get(b"key00010\x01\0\0\0\0\0\0\0", IoCategory::Other);
-    let mut it = t.iter(IoCategory::Other, false);
+    let mut it = t.iter(IoCategory::Other, BlockFetch::SEQUENTIAL);
     it.seek_to_first();
     let mut n = 0;
     while it.valid() && n < 100_000 {

@@ -5,7 +5,7 @@ use crate::error::{CliError, CliResult};
 use lsmlab::blob::{BlobFileReader, BlobIndex};
 use lsmlab::env::{Env, IoCategory, PosixFs};
 use lsmlab::key::{parse_internal_key, ValueKind};
-use lsmlab::sst::TableReader;
+use lsmlab::sst::{BlockFetch, TableReader};
 use lsmlab::version::VersionEdit;
 use lsmlab::wal::{LogReader, ReadOutcome};
 use lsmlab::{Statistics, WriteBatch};
@@ -128,7 +128,7 @@ fn table(env: &Env, path: &Path, limit: u64, out: &mut String) -> lsmlab::Result
         );
     }
     let _ = writeln!(out, "entries:");
-    let mut it = t.iter(IoCategory::Other, false);
+    let mut it = t.iter(IoCategory::Other, BlockFetch::SEQUENTIAL);
     it.seek_to_first();
     let mut n = 0;
     while it.valid() && n < limit {

@@ -6,7 +6,7 @@ use crate::blob::{BlobFileReader, BlobIndex};
 use crate::env::{Env, IoCategory};
 use crate::filename::{self, blob_path, table_path, wal_path, FileKind};
 use crate::key::{compare_internal, parse_internal_key, user_key, ValueKind};
-use crate::sst::TableReader;
+use crate::sst::{BlockFetch, TableReader};
 use crate::stats::Statistics;
 use crate::wal::{LogReader, ReadOutcome};
 use crate::WriteBatch;
@@ -50,7 +50,7 @@ pub(super) fn check_tables(env: &Env, dir: &Path, tree: &Tree, report: &mut Chec
                     ),
                 );
             }
-            let mut it = table.iter(IoCategory::Other, false);
+            let mut it = table.iter(IoCategory::Other, BlockFetch::SEQUENTIAL);
             it.seek_to_first();
             let mut prev: Option<Vec<u8>> = None;
             let mut count = 0u64;

@@ -27,6 +27,7 @@ use crate::key::{
     append_internal_key, parse_internal_key, SequenceNumber, ValueKind, MAX_SEQUENCE,
 };
 use crate::options::Options;
+use crate::sst::BlockFetch;
 use crate::stats::Statistics;
 use crate::table_cache::TableCache;
 use crate::version::Version;
@@ -97,6 +98,8 @@ pub fn run_float_up(p: &mut FloatUpParams<'_>) -> Result<CompactionOutcome> {
     let (lo, hi) = (table.smallest_user(), table.largest_user());
     let mut crossed: Vec<Box<dyn InternalIterator>> = Vec::new();
     let mut bytes_read = table.size;
+    // The floating table and one table of each level it crosses are read at the same time.
+    let fetch = BlockFetch::merged(level);
     for l in 1..level {
         let files = p.version.overlapping(l, Some(lo), Some(hi));
         bytes_read += files.iter().map(|f| f.size).sum::<u64>();
@@ -105,7 +108,7 @@ pub fn run_float_up(p: &mut FloatUpParams<'_>) -> Result<CompactionOutcome> {
                 files,
                 p.tables.clone(),
                 cat,
-                false,
+                fetch,
             )));
         }
     }
@@ -113,7 +116,7 @@ pub fn run_float_up(p: &mut FloatUpParams<'_>) -> Result<CompactionOutcome> {
     let mut start = Vec::new();
     append_internal_key(&mut start, lo, MAX_SEQUENCE, ValueKind::Value);
     newer.seek(&start);
-    let mut input = table.reader(p.tables)?.iter(cat, false);
+    let mut input = table.reader(p.tables)?.iter(cat, fetch);
     input.seek_to_first();
 
     let mut out = CompactionOutcome {

@@ -11,7 +11,7 @@ use crate::filename::table_path;
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::{parse_internal_key, SequenceNumber, ValueKind, MAX_SEQUENCE};
 use crate::options::Options;
-use crate::sst::TableBuilder;
+use crate::sst::{BlockFetch, TableBuilder};
 use crate::stats::{Statistics, Ticker};
 use crate::table_cache::TableCache;
 use crate::version::{NewFile, Version};
@@ -126,19 +126,26 @@ impl Output {
 /// Merges the inputs of `p.spec` into new tables of `p.spec.output_level`.
 pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome> {
     let spec = p.spec;
+    // Tables read at the same time: each level-0 table, and one table of each deeper level.
+    let readers = spec
+        .inputs
+        .iter()
+        .map(|i| if i.level == 0 { i.files.len() } else { 1 })
+        .sum();
+    let fetch = BlockFetch::merged(readers);
     let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
     for input in &spec.inputs {
         if input.level == 0 {
             // Level-0 tables overlap one another: one iterator each.
             for f in &input.files {
-                children.push(f.reader(p.tables)?.iter(p.category, false));
+                children.push(f.reader(p.tables)?.iter(p.category, fetch));
             }
         } else {
             children.push(Box::new(LevelIterator::new(
                 input.files.clone(),
                 p.tables.clone(),
                 p.category,
-                false,
+                fetch,
             )));
         }
     }

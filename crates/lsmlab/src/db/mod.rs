@@ -31,6 +31,7 @@ use crate::key::{lookup_key, SequenceNumber};
 use crate::memtable::{Lookup, MemTable, MemTableIter};
 use crate::options::{Options, ReadOptions, WriteOptions};
 use crate::pinned::PinnedValue;
+use crate::sst::BlockFetch;
 use crate::stats::{HistogramKind, Statistics, Ticker};
 use crate::table_cache::TableCache;
 use crate::version::{FileReaper, Version, VersionSet};
@@ -287,13 +288,19 @@ impl Db {
             None => inner.last_seq.load(Ordering::Acquire),
         };
         inner.policy.on_read();
-        let fill = !opts.no_fill_cache;
+        let fetch = if opts.no_fill_cache {
+            // A bulk scan reads its level-0 tables and one table per deeper level at a time.
+            let deeper = sv.version.levels.iter().skip(1).filter(|f| !f.is_empty());
+            BlockFetch::merged(sv.version.levels[0].len() + deeper.count())
+        } else {
+            BlockFetch::Cached
+        };
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         for mem in std::iter::once(&sv.mem).chain(sv.imms.iter()) {
             children.push(Box::new(MemTableIter::new(mem.clone())));
         }
         for f in &sv.version.levels[0] {
-            children.push(f.reader(&inner.tables)?.iter(IoCategory::UserRead, fill));
+            children.push(f.reader(&inner.tables)?.iter(IoCategory::UserRead, fetch));
         }
         for (level, files) in sv.version.levels.iter().enumerate().skip(1) {
             if files.is_empty() {
@@ -304,7 +311,7 @@ impl Db {
                 level,
                 inner.tables.clone(),
                 IoCategory::UserRead,
-                fill,
+                fetch,
             )));
         }
         Ok(DbIterator::new(

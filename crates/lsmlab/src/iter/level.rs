@@ -4,6 +4,7 @@ use super::InternalIterator;
 use crate::env::IoCategory;
 use crate::error::{Error, Result};
 use crate::key::compare_internal;
+use crate::sst::BlockFetch;
 use crate::table_cache::TableCache;
 use crate::version::{FileMeta, Version};
 use std::cmp::Ordering;
@@ -33,7 +34,7 @@ pub struct LevelIterator {
     files: LevelFiles,
     tables: Arc<TableCache>,
     cat: IoCategory,
-    fill_cache: bool,
+    fetch: BlockFetch,
     index: usize,
     cur: Option<Box<dyn InternalIterator>>,
     err: Option<Error>,
@@ -45,9 +46,9 @@ impl LevelIterator {
         files: Vec<Arc<FileMeta>>,
         tables: Arc<TableCache>,
         cat: IoCategory,
-        fill_cache: bool,
+        fetch: BlockFetch,
     ) -> LevelIterator {
-        LevelIterator::with_files(LevelFiles::Owned(files), tables, cat, fill_cache)
+        LevelIterator::with_files(LevelFiles::Owned(files), tables, cat, fetch)
     }
 
     /// A cursor over level `level` of `version`, sharing the version's list of its tables.
@@ -56,22 +57,22 @@ impl LevelIterator {
         level: usize,
         tables: Arc<TableCache>,
         cat: IoCategory,
-        fill_cache: bool,
+        fetch: BlockFetch,
     ) -> LevelIterator {
-        LevelIterator::with_files(LevelFiles::Level(version, level), tables, cat, fill_cache)
+        LevelIterator::with_files(LevelFiles::Level(version, level), tables, cat, fetch)
     }
 
     fn with_files(
         files: LevelFiles,
         tables: Arc<TableCache>,
         cat: IoCategory,
-        fill_cache: bool,
+        fetch: BlockFetch,
     ) -> LevelIterator {
         LevelIterator {
             files,
             tables,
             cat,
-            fill_cache,
+            fetch,
             index: 0,
             cur: None,
             err: None,
@@ -85,7 +86,7 @@ impl LevelIterator {
             return;
         };
         match f.reader(&self.tables) {
-            Ok(t) => self.cur = Some(t.iter(self.cat, self.fill_cache)),
+            Ok(t) => self.cur = Some(t.iter(self.cat, self.fetch)),
             Err(e) => self.err = Some(e),
         }
     }

@@ -9,11 +9,13 @@ pub mod block_iter;
 mod builder;
 pub mod footer;
 mod properties;
+mod readahead;
 mod reader;
 #[cfg(test)]
 mod tests;
 
 pub use builder::{TableBuilder, MAX_ENTRY_BYTES};
+pub use readahead::BlockFetch;
 pub use reader::TableReader;
 
 use crate::filter::FilterPolicy;

@@ -6,6 +6,7 @@ use super::footer::{
     block_crc, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN, LZ4_COMPRESSION,
     MAX_BLOCK_BYTES, NO_COMPRESSION, ZSTD_COMPRESSION,
 };
+use super::readahead::{BlockFetch, Readahead};
 use super::{properties, TableGet, TableProperties};
 use crate::cache::BlockCache;
 use crate::coding::{get_fixed32, get_varint32};
@@ -159,17 +160,6 @@ pub struct TableReader {
     mapped: bool,
 }
 
-/// Bytes a sequential reader (compaction, bulk scans) reads at once: one system call per 2 MiB
-/// instead of one per data block (RocksDB's compaction readahead default).
-const READAHEAD_BYTES: u64 = 2 << 20;
-
-/// The window of a table a sequential reader has read ahead.
-#[derive(Default)]
-struct Readahead {
-    start: u64,
-    buf: Vec<u8>,
-}
-
 impl TableReader {
     /// Opens a table and reads its footer, index, filter and properties.
     pub fn open(
@@ -259,7 +249,7 @@ impl TableReader {
         // key and its index separator — the first entry of a later block.
         while i < self.index_entries {
             let h = self.index_handle(i)?;
-            let block = self.data_block(h, cat, true)?;
+            let block = self.data_block(h, cat)?;
             cursor
                 .seek(&block, lookup)
                 .map_err(|m| Error::corruption(self.path.as_ref().clone(), h.offset, m))?;
@@ -283,14 +273,16 @@ impl TableReader {
     }
 
     /// A cursor over every entry.
-    pub fn iter(self: &Arc<Self>, cat: IoCategory, fill_cache: bool) -> Box<dyn InternalIterator> {
+    pub fn iter(self: &Arc<Self>, cat: IoCategory, fetch: BlockFetch) -> Box<dyn InternalIterator> {
         Box::new(TableIter {
             index: BlockIter::new(self.index.clone(), self.path.clone(), self.index_offset),
             table: self.clone(),
             data: None,
             cat,
-            fill_cache,
-            readahead: (!fill_cache).then(Readahead::default),
+            readahead: match fetch {
+                BlockFetch::Cached => None,
+                BlockFetch::ReadAhead { window } => Some(Readahead::new(window)),
+            },
             err: None,
         })
     }
@@ -359,8 +351,8 @@ impl TableReader {
         BlockHandle::decode_varint(v).ok_or_else(|| self.index_corruption("bad block handle"))
     }
 
-    /// The data block at `h`, from the cache or the file.
-    fn data_block(&self, h: BlockHandle, cat: IoCategory, fill_cache: bool) -> Result<Arc<Block>> {
+    /// The data block at `h`, from the cache or the file (then added to the cache).
+    fn data_block(&self, h: BlockHandle, cat: IoCategory) -> Result<Arc<Block>> {
         // Before the cache: a mapped table's uncompressed blocks never enter it.
         if self.mapped {
             if let Some(block) = self.mapped_block(h, cat)? {
@@ -388,11 +380,9 @@ impl TableReader {
             Block::new(contents)
                 .map_err(|m| Error::corruption(self.path.as_ref().clone(), h.offset, m))?,
         );
-        if fill_cache {
-            if let Some(c) = &self.cache {
-                c.insert(self.file_number, h.offset, block.clone());
-                self.stats.add(Ticker::BlockCacheAdd, 1);
-            }
+        if let Some(c) = &self.cache {
+            c.insert(self.file_number, h.offset, block.clone());
+            self.stats.add(Ticker::BlockCacheAdd, 1);
         }
         Ok(block)
     }
@@ -425,7 +415,7 @@ impl TableReader {
     }
 
     /// A data block for a sequential reader: from the block cache if there, else from the
-    /// readahead window, refilled with up to [`READAHEAD_BYTES`] when the block lies outside it.
+    /// readahead window, refilled with the next `ra.window` bytes when the block lies outside it.
     fn data_block_readahead(
         &self,
         h: BlockHandle,
@@ -443,8 +433,7 @@ impl TableReader {
         let end = h.offset + block_len_within(&self.path, h, self.footer_offset)? as u64;
         let window_end = ra.start + ra.buf.len() as u64;
         if h.offset < ra.start || end > window_end {
-            let len =
-                (end - h.offset).max(READAHEAD_BYTES.min(self.data_end.saturating_sub(h.offset)));
+            let len = (end - h.offset).max(ra.window.min(self.data_end.saturating_sub(h.offset)));
             ra.buf.resize(len as usize, 0);
             read_table(&self.file, &self.stats, h.offset, &mut ra.buf, cat)?;
             ra.start = h.offset;
@@ -462,9 +451,8 @@ struct TableIter {
     index: BlockIter,
     data: Option<BlockIter>,
     cat: IoCategory,
-    fill_cache: bool,
-    /// Set for readers that do not fill the cache (compactions, bulk scans): they read
-    /// sequentially, so they read ahead.
+    /// Set for sequential readers ([`BlockFetch::ReadAhead`]); the others read each block
+    /// through the block cache.
     readahead: Option<Readahead>,
     /// The first error; it makes the iterator invalid for good.
     err: Option<Error>,
@@ -491,7 +479,7 @@ impl TableIter {
         }
         let block = match self.readahead.as_mut() {
             Some(ra) => self.table.data_block_readahead(h, self.cat, ra),
-            None => self.table.data_block(h, self.cat, self.fill_cache),
+            None => self.table.data_block(h, self.cat),
         };
         match block {
             Ok(b) => self.data = Some(BlockIter::new(b, self.table.path.clone(), h.offset)),

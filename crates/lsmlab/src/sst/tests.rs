@@ -9,7 +9,7 @@ use crate::iter::InternalIterator;
 use crate::key::{
     compare_internal, lookup_key, make_internal_key, user_key, InternalKey, ValueKind,
 };
-use crate::stats::{Statistics, Ticker};
+use crate::stats::{HistogramKind, Statistics, Ticker};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -146,7 +146,7 @@ fn table_round_trip_with_each_compression() {
         for l in lookups(&m) {
             assert_eq!(t.get(&l, IoCategory::UserRead).unwrap(), model_get(&m, &l));
         }
-        let mut it = t.iter(IoCategory::UserRead, false);
+        let mut it = t.iter(IoCategory::UserRead, BlockFetch::SEQUENTIAL);
         assert_eq!(scan_forward(it.as_mut()), want);
         assert_eq!(scan_backward(it.as_mut()), want);
         it.status().unwrap();
@@ -210,7 +210,7 @@ fn seek_lands_on_first_entry_at_or_after_target_and_steps_both_ways() {
     let path = PathBuf::from("/t.sst");
     build(&env, &path, &m, opts(200, 3, Compression::Lz4));
     let t = open(&env, &path, None).unwrap();
-    let mut it = t.iter(IoCategory::UserRead, true);
+    let mut it = t.iter(IoCategory::UserRead, BlockFetch::Cached);
     for target in lookups(&m) {
         it.seek(&target);
         let pos = want
@@ -257,7 +257,7 @@ fn empty_table_opens_and_has_no_entries() {
         t.get(&lookup_key(b"a", 9), IoCategory::UserRead).unwrap(),
         TableGet::NotFound
     );
-    let mut it = t.iter(IoCategory::UserRead, true);
+    let mut it = t.iter(IoCategory::UserRead, BlockFetch::Cached);
     assert!(scan_forward(it.as_mut()).is_empty());
     assert!(scan_backward(it.as_mut()).is_empty());
     it.seek(&lookup_key(b"a", 9));
@@ -329,9 +329,47 @@ fn block_cache_serves_the_second_get_and_stays_within_capacity() {
     // An iterator that does not fill the cache adds nothing.
     let adds = stats.ticker(Ticker::BlockCacheAdd);
     let t = Arc::new(t);
-    let mut it = t.iter(IoCategory::UserRead, false);
+    let mut it = t.iter(IoCategory::UserRead, BlockFetch::SEQUENTIAL);
     assert_eq!(scan_forward(it.as_mut()), entries(&m));
     assert_eq!(stats.ticker(Ticker::BlockCacheAdd), adds);
+}
+
+#[test]
+fn sequential_readers_read_one_window_at_a_time() {
+    // 1,500 entries of ~1 KB: ~1.5 MB of data blocks.
+    let mut m = Model::new();
+    for i in 0..1500u32 {
+        let k = make_internal_key(format!("key{i:06}").as_bytes(), 1, ValueKind::Value);
+        m.insert(InternalKey(k), vec![b'a' + (i % 26) as u8; 1000]);
+    }
+    let env = Env::new(Arc::new(MemFs::new()));
+    let path = PathBuf::from("/w.sst");
+    build(&env, &path, &m, opts(4096, 16, Compression::None));
+    let stats = Arc::new(Statistics::with_timing(true));
+    let f = env.open_random(&path).unwrap();
+    let t = Arc::new(TableReader::open(f, path.clone(), 1, None, stats.clone()).unwrap());
+    let data = t.properties().data_size;
+    assert!(data > 1_400_000, "{data}");
+    let reads = |fetch: BlockFetch| {
+        let before = stats.histogram(HistogramKind::SstRead).count;
+        let mut it = t.iter(IoCategory::Other, fetch);
+        assert_eq!(scan_forward(it.as_mut()), entries(&m));
+        stats.histogram(HistogramKind::SstRead).count - before
+    };
+    // One read per window of data blocks (the last window is cut at the data's end).
+    assert_eq!(reads(BlockFetch::SEQUENTIAL), 1);
+    let small = 256 << 10;
+    assert_eq!(
+        reads(BlockFetch::ReadAhead { window: small }),
+        data.div_ceil(small),
+    );
+    // A window smaller than a block reads each block whole, once.
+    assert_eq!(
+        reads(BlockFetch::ReadAhead { window: 1 }),
+        t.properties().num_data_blocks
+    );
+    // Many merged readers get smaller windows, so more reads each.
+    assert!(reads(BlockFetch::merged(30)) > reads(BlockFetch::merged(2)));
 }
 
 /// Opens the (possibly damaged) table and checks that every answer is either right or a
@@ -351,7 +389,7 @@ fn check_correct_or_corrupt(env: &Env, path: &Path, m: &Model, probes: &[Vec<u8>
         }
     }
     let want = entries(m);
-    let mut it = t.iter(IoCategory::UserRead, false);
+    let mut it = t.iter(IoCategory::UserRead, BlockFetch::SEQUENTIAL);
     let fwd = scan_forward(it.as_mut());
     match it.status() {
         Ok(()) => assert_eq!(fwd, want),
@@ -415,7 +453,7 @@ fn corruption_names_the_block_offset() {
         }
         other => panic!("{other:?}"),
     }
-    let mut it = t.iter(IoCategory::UserRead, false);
+    let mut it = t.iter(IoCategory::UserRead, BlockFetch::SEQUENTIAL);
     it.seek_to_first();
     assert!(!it.valid());
     assert!(matches!(
@@ -485,7 +523,7 @@ fn check_no_panic(env: &Env, path: &Path, probes: &[Vec<u8>]) {
             assert!(e.is_corruption(), "get: {e}");
         }
     }
-    let mut it = t.iter(IoCategory::UserRead, false);
+    let mut it = t.iter(IoCategory::UserRead, BlockFetch::SEQUENTIAL);
     scan_forward(it.as_mut());
     scan_backward(it.as_mut());
     for l in probes.iter().step_by(7) {
@@ -626,7 +664,7 @@ mod randomized {
             build(&env, &path, &m, opts(block_size, interval, c));
             let t = open(&env, &path, None).unwrap();
             let want = entries(&m);
-            let mut it = t.iter(IoCategory::UserRead, false);
+            let mut it = t.iter(IoCategory::UserRead, BlockFetch::SEQUENTIAL);
             prop_assert_eq!(scan_forward(it.as_mut()), want.clone());
             prop_assert_eq!(scan_backward(it.as_mut()), want.clone());
             for (u, seq) in probes {
@@ -670,7 +708,7 @@ fn mapped_tables_read_blocks_in_place_and_check_them() {
         }
         // In place: nothing copied into the cache; compressed blocks are cached as usual.
         assert_eq!(cache.is_empty(), c == Compression::None, "{c:?}");
-        let mut it = t.iter(IoCategory::UserRead, true);
+        let mut it = t.iter(IoCategory::UserRead, BlockFetch::Cached);
         assert_eq!(scan_forward(it.as_mut()), want);
         assert_eq!(scan_backward(it.as_mut()), want);
         it.status().unwrap();
@@ -703,7 +741,7 @@ fn mapped_tables_read_blocks_in_place_and_check_them() {
                     Err(e) => assert!(e.is_corruption(), "get: {e}"),
                 }
             }
-            let mut it = t.iter(IoCategory::UserRead, true);
+            let mut it = t.iter(IoCategory::UserRead, BlockFetch::Cached);
             let fwd = scan_forward(it.as_mut());
             match it.status() {
                 Ok(()) => assert_eq!(fwd, want),
