@@ -50,6 +50,9 @@ fn reads_and_scans_add_up(engine: &str) {
     let r = rec(&recs, "readrandom");
     assert_eq!((r.reads, r.found), (300, 300), "{out}");
     assert!(out.contains(" (300 of 300 found)\n"), "{out}");
+    // Each hit counts key 16 + value 100 bytes (the value's length comes back, not its bytes).
+    let bytes = r.mb_per_sec.expect("readrandom MB/s") * r.seconds * 1048576.0;
+    assert!((bytes - 300.0 * 116.0).abs() < 1.0, "{bytes} bytes");
     // readseq and readreverse stop at --reads; every entry is key 16 + value 100 bytes.
     assert_eq!(rec(&recs, "readseq").ops, 300);
     assert_eq!(rec(&recs, "readreverse").ops, 300);

@@ -190,6 +190,12 @@ impl Store for LevelDbStore {
             .map_err(|e| CliError::new(format!("get error: {e}")))
     }
 
+    fn get_len(&self, key: &[u8]) -> CliResult<Option<usize>> {
+        self.db
+            .get_len(key)
+            .map_err(|e| CliError::new(format!("get error: {e}")))
+    }
+
     fn iter(&self) -> CliResult<Box<dyn StoreIter + '_>> {
         Ok(Box::new(LevelDbIter(self.db.iter())))
     }

@@ -302,6 +302,30 @@ impl Db {
         with_err(|e| unsafe { leveldb_write(self.db, self.write, batch.0, e) })
     }
 
+    /// Looks `key` up and gives its value's length. LevelDB's C API still copies the value
+    /// into a `malloc` (its C++ db_bench copies it into a string); it is freed unread.
+    pub fn get_len(&self, key: &[u8]) -> Result<Option<usize>, String> {
+        let mut len = 0usize;
+        // SAFETY: the key lives for the call; the value is malloc()ed, then freed.
+        unsafe {
+            let v = with_err(|e| {
+                leveldb_get(
+                    self.db,
+                    self.read,
+                    key.as_ptr().cast(),
+                    key.len(),
+                    &mut len,
+                    e,
+                )
+            })?;
+            if v.is_null() {
+                return Ok(None);
+            }
+            leveldb_free(v.cast());
+            Ok(Some(len))
+        }
+    }
+
     /// Looks `key` up; on a hit replaces `out`'s contents with the value.
     pub fn get(&self, key: &[u8], out: &mut Vec<u8>) -> Result<bool, String> {
         let mut len = 0usize;

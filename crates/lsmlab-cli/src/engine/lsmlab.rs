@@ -158,6 +158,14 @@ impl Store for LsmlabStore {
         }
     }
 
+    fn get_len(&self, key: &[u8]) -> CliResult<Option<usize>> {
+        let v = self
+            .db
+            .get_pinned(&ReadOptions::default(), key)
+            .map_err(|e| err("get error", e))?;
+        Ok(v.map(|v| v.len()))
+    }
+
     fn iter(&self) -> CliResult<Box<dyn StoreIter + '_>> {
         let it = self
             .db

@@ -148,6 +148,9 @@ pub trait Store: Send + Sync {
     fn writer(&self) -> Box<dyn Writer + '_>;
     /// Looks up `key`; on a hit its value replaces `value`'s contents.
     fn get(&self, key: &[u8], value: &mut Vec<u8>) -> CliResult<Found>;
+    /// Looks up `key` and gives the length of its value, leaving the value where the engine
+    /// holds it (db_bench's `readrandom` pins it and lets it go unread): `None` when absent.
+    fn get_len(&self, key: &[u8]) -> CliResult<Option<usize>>;
     /// A new iterator over the current state.
     fn iter(&self) -> CliResult<Box<dyn StoreIter + '_>>;
     /// Flushes the memtable to a table.

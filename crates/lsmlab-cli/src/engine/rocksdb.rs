@@ -250,6 +250,12 @@ impl Store for RocksDbStore {
             .map_err(|e| CliError::new(format!("get error: {e}")))
     }
 
+    fn get_len(&self, key: &[u8]) -> CliResult<Option<usize>> {
+        self.db
+            .get_len(key)
+            .map_err(|e| CliError::new(format!("get error: {e}")))
+    }
+
     fn iter(&self) -> CliResult<Box<dyn StoreIter + '_>> {
         Ok(Box::new(RocksDbIter(self.db.iter())))
     }

@@ -502,6 +502,24 @@ impl Db {
         }
     }
 
+    /// Looks `key` up and gives its value's length; the pinned value is released unread.
+    pub fn get_len(&self, key: &[u8]) -> Result<Option<usize>, String> {
+        // SAFETY: the key slice lives for the call; the pinned slice is destroyed before
+        // returning and its bytes are not read.
+        unsafe {
+            let p = with_err(|e| {
+                rocksdb_get_pinned(self.db, self.read, key.as_ptr().cast(), key.len(), e)
+            })?;
+            if p.is_null() {
+                return Ok(None);
+            }
+            let mut len = 0usize;
+            rocksdb_pinnableslice_value(p, &mut len);
+            rocksdb_pinnableslice_destroy(p);
+            Ok(Some(len))
+        }
+    }
+
     /// A new iterator with the run's read options.
     pub fn iter(&self) -> Iter<'_> {
         // SAFETY: the iterator borrows the database (lifetime 'a) and is destroyed in Drop.
