@@ -4,6 +4,7 @@ use super::{BlobFileReader, BlobIndex};
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
 use crate::filename::blob_path;
+use crate::pinned::PinnedValue;
 use crate::stats::{Statistics, Ticker};
 use parking_lot::RwLock;
 use std::collections::HashMap;
@@ -41,10 +42,23 @@ impl BlobCache {
 
     /// The value stored at `index` for `user_key`, read under `cat`.
     pub fn read(&self, index: &[u8], user_key: &[u8], cat: IoCategory) -> Result<Vec<u8>> {
+        self.read_pinned(index, user_key, cat)
+            .map(PinnedValue::into_vec)
+    }
+
+    /// As [`read`](Self::read), without moving the value to the front of its buffer.
+    pub fn read_pinned(
+        &self,
+        index: &[u8],
+        user_key: &[u8],
+        cat: IoCategory,
+    ) -> Result<PinnedValue> {
         let idx = BlobIndex::decode(index).ok_or_else(|| {
             Error::corruption(&self.dir, 0, "a table holds a malformed blob index")
         })?;
-        let (value, n) = self.reader(idx.file_number)?.get(&idx, user_key, cat)?;
+        let (value, n) = self
+            .reader(idx.file_number)?
+            .get_pinned(&idx, user_key, cat)?;
         self.stats.add(Ticker::BlobFileBytesRead, n);
         if cat == IoCategory::UserRead {
             self.stats.add(Ticker::GetReadBytes, n);

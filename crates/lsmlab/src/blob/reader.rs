@@ -8,6 +8,7 @@ use crate::coding::{get_fixed32, get_fixed64};
 use crate::env::{CountedRandom, Env, IoCategory};
 use crate::error::{Error, Result};
 use crate::options::Compression;
+use crate::pinned::PinnedValue;
 use crate::sst::footer::{mask_crc, unmask_crc};
 use std::path::{Path, PathBuf};
 
@@ -72,6 +73,18 @@ impl BlobFileReader {
 
     /// The value `idx` names for `user_key`, read under `cat`; also returns the bytes read.
     pub fn get(&self, idx: &BlobIndex, user_key: &[u8], cat: IoCategory) -> Result<(Vec<u8>, u64)> {
+        let (value, n) = self.get_pinned(idx, user_key, cat)?;
+        Ok((value.into_vec(), n))
+    }
+
+    /// As [`get`](Self::get), leaving an uncompressed value in the buffer the record was read
+    /// into, behind its header and key.
+    pub fn get_pinned(
+        &self,
+        idx: &BlobIndex,
+        user_key: &[u8],
+        cat: IoCategory,
+    ) -> Result<(PinnedValue, u64)> {
         let at = idx.offset;
         let bad = |m: &str| Error::corruption(&self.path, at, m.to_string());
         let end = RECORD_HEADER_LEN
@@ -81,7 +94,7 @@ impl BlobFileReader {
             .filter(|&end| at >= HEADER_LEN && end <= self.len - FOOTER_LEN)
             .ok_or_else(|| bad("blob index points outside the file's records"))?;
         let n = usize::try_from(end - at).map_err(|_| bad("blob record too large"))?;
-        let mut buf = self.file.read_vec_at(at, n, cat)?;
+        let buf = self.file.read_vec_at(at, n, cat)?;
         let stored_crc = get_fixed32(&buf).unwrap_or(0);
         if mask_crc(crate::checksum::crc32c(&buf[4..])) != stored_crc {
             return Err(bad("blob record fails its checksum"));
@@ -100,15 +113,14 @@ impl BlobFileReader {
         }
         let stored = &buf[hl + key_len..];
         let value = match idx.compression {
-            Compression::None => {
-                // The record's buffer becomes the value: one move, no second allocation.
-                buf.drain(..hl + key_len);
-                buf
-            }
+            // The record's buffer holds the value: no second allocation, no copy.
+            Compression::None => PinnedValue::owned_from(buf, hl + key_len),
             Compression::Lz4 => lz4_flex::block::decompress_size_prepended(stored)
-                .map_err(|_| bad("blob record fails to decompress (lz4)"))?,
+                .map_err(|_| bad("blob record fails to decompress (lz4)"))?
+                .into(),
             Compression::Zstd => zstd::stream::decode_all(stored)
-                .map_err(|_| bad("blob record fails to decompress (zstd)"))?,
+                .map_err(|_| bad("blob record fails to decompress (zstd)"))?
+                .into(),
         };
         Ok((value, n as u64))
     }

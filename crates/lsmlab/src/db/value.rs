@@ -27,6 +27,7 @@ pub fn resolve_pinned(
 ) -> Result<PinnedValue> {
     match kind {
         ValueKind::Value => Ok(raw),
+        ValueKind::BlobIndex => blobs.read_pinned(&raw, user_key, IoCategory::UserRead),
         _ => resolve(kind, user_key, &raw, blobs).map(PinnedValue::from),
     }
 }
