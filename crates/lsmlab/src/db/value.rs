@@ -7,12 +7,17 @@ use crate::error::{Error, Result};
 use crate::key::ValueKind;
 use crate::pinned::PinnedValue;
 
-/// The user's value for a stored `(kind, raw)` pair of `user_key`: the value itself, or for a
-/// blob index the value read (and checked) from its blob file.
-pub fn resolve(kind: ValueKind, user_key: &[u8], raw: &[u8], blobs: &BlobCache) -> Result<Vec<u8>> {
+/// The user's value for a stored `(kind, raw)` pair of `user_key`, owned: a copy of the value
+/// itself, or for a blob index the value read (and checked) from its blob file.
+pub fn resolve(
+    kind: ValueKind,
+    user_key: &[u8],
+    raw: &[u8],
+    blobs: &BlobCache,
+) -> Result<PinnedValue> {
     match kind {
-        ValueKind::Value => Ok(raw.to_vec()),
-        ValueKind::BlobIndex => blobs.read(raw, user_key, IoCategory::UserRead),
+        ValueKind::Value => Ok(raw.to_vec().into()),
+        ValueKind::BlobIndex => blobs.read_pinned(raw, user_key, IoCategory::UserRead),
         ValueKind::Deletion => Err(Error::InvalidArgument("a deletion has no value".into())),
     }
 }
@@ -27,7 +32,6 @@ pub fn resolve_pinned(
 ) -> Result<PinnedValue> {
     match kind {
         ValueKind::Value => Ok(raw),
-        ValueKind::BlobIndex => blobs.read_pinned(&raw, user_key, IoCategory::UserRead),
-        _ => resolve(kind, user_key, &raw, blobs).map(PinnedValue::from),
+        _ => resolve(kind, user_key, &raw, blobs),
     }
 }
