@@ -104,7 +104,7 @@ impl<'a> CompactionBlobs<'a> {
                 if idx.file_number >= self.gc_below {
                     return Ok((ikey, raw, Some(idx.file_number)));
                 }
-                let value = self.blobs.read(raw, p.user_key, IoCategory::Gc)?;
+                let value = self.blobs.read_pinned(raw, p.user_key, IoCategory::Gc)?;
                 self.value_buf = self.relocated.add(p.user_key, &value, new_number)?;
                 self.add_garbage(&idx, p.user_key.len());
                 self.stats.add(

@@ -167,7 +167,8 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         env.fs.sync_dir(&wal_dir)?;
     }
 
-    let memtable_blocks = BlockPool::with_filler(opts.write_buffer_size);
+    let memtable_blocks =
+        BlockPool::with_filler(opts.write_buffer_size, opts.max_write_buffer_number);
     let mem = Arc::new(MemTable::with_pool(wal_number, &memtable_blocks));
     let version = versions.current();
     let l0 = version.levels[0].len();

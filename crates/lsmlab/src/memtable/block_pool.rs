@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 /// tail a full memtable wastes to about 3 % of a 64 MiB write buffer.
 pub(super) const MAX_BLOCK: usize = 2 << 20;
 
-/// Fresh blocks the filler keeps faulted in ahead of the writer (8 MiB). The first touch of a
+/// Most fresh blocks the filler keeps faulted in ahead of the writer (8 MiB; fewer for small
+/// write buffers, see [`BlockPool::with_filler`]). The first touch of a
 /// fresh huge page cost ~3 ms per 2 MiB on this project's VM (the kernel zeroes it, and the
 /// hypervisor backs it), while a writer of 1 KB values consumes a block every ~3.5 ms: a few
 /// blocks of margin let the filler keep up across bursts.
@@ -25,9 +26,9 @@ const AHEAD: usize = 4;
 const PAGE: usize = 4 << 10;
 
 /// After this long without a block taken, the filler hands the memory of the pooled blocks
-/// beyond its [`AHEAD`] back to the kernel. The pool saves the zeroing of fresh
+/// beyond its mark back to the kernel. The pool saves the zeroing of fresh
 /// pages for writers fast enough to outrun the filler; a writer that takes a 2 MiB block less
-/// often than every 50 ms writes under 40 MB/s, which the filler's [`AHEAD`] ready blocks serve
+/// often than every 50 ms writes under 40 MB/s, which the filler's ready blocks serve
 /// on their own (it faults a block in ~3 ms). A full 64 MiB pool held that much resident memory through
 /// read-only phases: 56 MiB of lsmlab's 366 MiB peak RSS in the suite's LevelDB 1 KB cell,
 /// whose `readrandom` follows the writes and lasts 0.24 s.
@@ -105,7 +106,8 @@ unsafe impl Send for Block {}
 ///
 /// The first memtables of a database have no flushed predecessor to inherit from. With a
 /// filler ([`BlockPool::with_filler`]), a background thread faults fresh blocks in once a
-/// memtable has asked for one, keeping one ready per block asked for, up to [`AHEAD`], so that
+/// memtable has asked for one, keeping one ready per block asked for, up to its mark
+/// (`min(AHEAD, a quarter of a write buffer)`, at least one block), so that
 /// the writer does not take those faults itself: a sequential fill of 1 KB values spent 37 %
 /// of the writer's time in them, and ran at 0.77× RocksDB's (which uses no huge pages) until
 /// this.
@@ -121,6 +123,10 @@ struct Shared {
     capacity: usize,
     /// Blocks the filler keeps ready (0: no filler).
     ahead: usize,
+    /// Full-size blocks the memtables can hold at once (`max_write_buffer_number` write
+    /// buffers): with that many out, writes stop until a flush gives a memtable's blocks back,
+    /// so a block faulted in ahead would only add to the peak.
+    held_limit: usize,
 }
 
 struct PoolState {
@@ -132,17 +138,24 @@ struct PoolState {
     /// When an arena last took a block.
     last_take: Instant,
     /// Full-size blocks arenas have asked for (saturating). The filler keeps as many ready as
-    /// were asked for, up to its [`AHEAD`]: a small database that fills one or two blocks
+    /// were asked for, up to its mark: a small database that fills one or two blocks
     /// does not get 8 MiB of blocks faulted in that it will never use.
     asked: usize,
+    /// Full-size blocks given back (saturating): `asked - returned` are held by memtables.
+    returned: usize,
     /// The pool was dropped: the filler ends.
     closed: bool,
 }
 
 impl PoolState {
-    /// Blocks the filler keeps ready now: one per block asked for so far, up to its mark.
+    /// Blocks the filler keeps ready now: one per block asked for so far, up to its mark, and
+    /// none that would take the memtables past what they can hold at once.
     fn ahead(&self, shared: &Shared) -> usize {
-        shared.ahead.min(self.asked)
+        let held = self.asked.saturating_sub(self.returned);
+        shared
+            .ahead
+            .min(self.asked)
+            .min(shared.held_limit.saturating_sub(held))
     }
 }
 
@@ -158,10 +171,10 @@ impl BlockPool {
     /// the blocks of dropped arenas (databases use [`BlockPool::with_filler`]).
     #[cfg(test)]
     pub(crate) fn new(max_bytes: usize) -> Arc<BlockPool> {
-        BlockPool::build(max_bytes, 0)
+        BlockPool::build(max_bytes, 0, usize::MAX)
     }
 
-    fn build(max_bytes: usize, ahead: usize) -> Arc<BlockPool> {
+    fn build(max_bytes: usize, ahead: usize, held_limit: usize) -> Arc<BlockPool> {
         let capacity = max_bytes.div_ceil(MAX_BLOCK);
         Arc::new(BlockPool {
             shared: Arc::new(Shared {
@@ -170,25 +183,39 @@ impl BlockPool {
                     cold: Vec::new(),
                     last_take: Instant::now(),
                     asked: 0,
+                    returned: 0,
                     closed: false,
                 }),
                 wake: Condvar::new(),
                 capacity,
                 ahead: ahead.min(capacity),
+                held_limit,
             }),
         })
     }
 
-    /// A pool as [`BlockPool::new`] whose thread also faults fresh blocks in ahead of need
-    /// (at most [`AHEAD`], and at most a quarter of the capacity). If the thread cannot be
-    /// started, the pool works without it.
-    pub(crate) fn with_filler(max_bytes: usize) -> Arc<BlockPool> {
+    /// A pool of one write buffer (`max_bytes`) for `memtables` memtables at most
+    /// (`max_write_buffer_number`), whose thread also faults fresh blocks in ahead of need (at
+    /// most [`AHEAD`] and a quarter of the capacity, but at least one block, and none beyond
+    /// what `memtables` full memtables hold). If the thread cannot be started, the pool works
+    /// without it.
+    ///
+    /// With 8 MiB write buffers the mark is one block, so the idle hand-back ([`IDLE`]) now
+    /// applies to them too (with 4 ready blocks in a 4-block pool it never did): a writer
+    /// that resumes after a pause finds one block ready while the filler faults the others in.
+    pub(crate) fn with_filler(max_bytes: usize, memtables: usize) -> Arc<BlockPool> {
         // At most a quarter of the pool (one write buffer), at least one block: with 8 MiB
         // write buffers, [`AHEAD`] blocks ready were a third write buffer held beside the
         // active and the flushing memtable (seed 000's 16 KB blob cell: peak RSS 57-58 MiB
         // against 49-51 with one block ready, RocksDB's 53; fills no slower, 3 alternated runs).
         let ahead = AHEAD.min(max_bytes.div_ceil(MAX_BLOCK) / 4).max(1);
-        let pool = BlockPool::build(max_bytes, ahead);
+        // A block ready beyond the blocks of `memtables` full memtables waits for a flush, as
+        // the writer does: with 64 MiB buffers 4 more blocks held the peak 8 MiB above
+        // RocksDB's two write buffers.
+        let held_limit = max_bytes
+            .div_ceil(MAX_BLOCK)
+            .saturating_mul(memtables.max(1));
+        let pool = BlockPool::build(max_bytes, ahead, held_limit);
         let shared = pool.shared.clone();
         let _ = std::thread::Builder::new()
             .name("lsmlab-arena".into())
@@ -219,6 +246,7 @@ impl BlockPool {
             if b.layout.size() != MAX_BLOCK {
                 continue;
             }
+            st.returned = st.returned.saturating_add(1);
             if st.free.len() + st.cold.len() >= self.shared.capacity {
                 // A resident block is worth more than a decommitted one.
                 match st.cold.pop() {
@@ -347,7 +375,7 @@ mod tests {
 
     #[test]
     fn the_filler_keeps_blocks_ready_once_asked_and_within_capacity() {
-        let pool = BlockPool::with_filler(64 * MAX_BLOCK);
+        let pool = BlockPool::with_filler(64 * MAX_BLOCK, 2);
         // Nothing is faulted in before a memtable needs a full-size block.
         std::thread::sleep(Duration::from_millis(50));
         assert_eq!(pool.len(), 0);
@@ -369,7 +397,7 @@ mod tests {
 
         // Small pools: the filler keeps at most a quarter of the capacity ready, at least one.
         for (blocks, mark) in [(1, 1), (4, 1), (8, 2), (4 * AHEAD, AHEAD)] {
-            let small = BlockPool::with_filler(blocks * MAX_BLOCK);
+            let small = BlockPool::with_filler(blocks * MAX_BLOCK, 2);
             for asked in 1..=blocks {
                 drop(small.take());
                 assert!(wait_for(&small, asked.min(mark)));
@@ -380,8 +408,26 @@ mod tests {
     }
 
     #[test]
+    fn the_filler_keeps_nothing_ready_beyond_what_the_memtables_can_hold() {
+        // Write buffers of 4 blocks, 2 memtables: 8 blocks held at most, a mark of 1.
+        let pool = BlockPool::with_filler(4 * MAX_BLOCK, 2);
+        for asked in 1..=7 {
+            drop(pool.take());
+            assert!(wait_for(&pool, 1), "after {asked} asks");
+        }
+        // The eighth block fills both memtables: nothing more is faulted in.
+        assert!(pool.take().is_some());
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!((pool.len(), pool.cold_len()), (0, 0));
+        // A flushed memtable gives its 4 blocks back: they serve the next one.
+        let mut blocks: Vec<Block> = (0..4).map(|_| Block::new(MAX_BLOCK)).collect();
+        pool.give_back(&mut blocks);
+        assert_eq!(pool.len() + pool.cold_len(), 4);
+    }
+
+    #[test]
     fn idle_blocks_beyond_the_filler_s_mark_go_cold_and_are_reused_first() {
-        let pool = BlockPool::with_filler(64 * MAX_BLOCK);
+        let pool = BlockPool::with_filler(64 * MAX_BLOCK, 2);
         // A writer that has asked for AHEAD blocks: the filler's mark is AHEAD.
         for asked in 1..=AHEAD {
             drop(pool.take());
@@ -408,7 +454,7 @@ mod tests {
 
     #[test]
     fn a_full_pool_keeps_returned_blocks_over_cold_ones() {
-        let pool = BlockPool::with_filler((4 * AHEAD + 2) * MAX_BLOCK);
+        let pool = BlockPool::with_filler((4 * AHEAD + 2) * MAX_BLOCK, 2);
         assert_eq!(pool.shared.ahead, AHEAD);
         for asked in 1..=AHEAD {
             drop(pool.take());
@@ -422,8 +468,10 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         assert_eq!((pool.len(), pool.cold_len()), (AHEAD, cold));
-        // The pool is full: the blocks of a flushed memtable replace the cold ones.
+        // The pool is full: the blocks of a flushed memtable replace the cold ones. (The idle
+        // clock restarts first, so that the filler cannot decommit them before the check.)
         let mut blocks: Vec<Block> = (0..2).map(|_| Block::new(MAX_BLOCK)).collect();
+        pool.shared.lock().last_take = Instant::now();
         pool.give_back(&mut blocks);
         assert_eq!((pool.len(), pool.cold_len()), (AHEAD + 2, cold - 2));
     }

@@ -8,7 +8,8 @@ const MAX_WINDOW: u64 = 2 << 20;
 /// 1 % of copying what it reads.
 const MIN_WINDOW: u64 = 256 << 10;
 
-/// Bytes the windows of one merge (a compaction, a bulk scan) hold together (8 MiB). Unlike
+/// Bytes the windows of one merge (a compaction, a bulk scan) hold together (8 MiB): a budget
+/// per merge, so concurrent compactions and scans each hold their own. Unlike
 /// RocksDB, which asks the kernel to read ahead (`readahead(2)`) and keeps no buffer, each
 /// window is memory of ours; under write pressure a level-0 compaction merges up to 36 tables
 /// (the stop trigger), and 2 MiB windows for the ~17 it merged in seed 000's 16 KB cell were 36
@@ -24,7 +25,8 @@ pub enum BlockFetch {
     Cached,
     /// `window` bytes at once into a buffer of the iterator's own, leaving the cache alone:
     /// readers that go through each table once, from start to end (compactions, float-ups,
-    /// scans with `no_fill_cache`, checks).
+    /// scans with `no_fill_cache`, checks). A step back over a block boundary reads a window
+    /// forward from the earlier block: backward scans gain nothing from it.
     ReadAhead {
         /// Bytes per read; a larger block is read whole.
         window: u64,

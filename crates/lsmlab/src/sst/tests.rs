@@ -358,10 +358,13 @@ fn sequential_readers_read_one_window_at_a_time() {
     };
     // One read per window of data blocks (the last window is cut at the data's end).
     assert_eq!(reads(BlockFetch::SEQUENTIAL), 1);
+    // Each window starts at a block and leaves out the block it would cut at its end (blocks
+    // here are under 8 KiB), so it holds between `small - 8 KiB` and `small` bytes.
     let small = 256 << 10;
-    assert_eq!(
-        reads(BlockFetch::ReadAhead { window: small }),
-        data.div_ceil(small),
+    let n = reads(BlockFetch::ReadAhead { window: small });
+    assert!(
+        (data.div_ceil(small)..=data.div_ceil(small - (8 << 10))).contains(&n),
+        "{n} reads of {data} bytes"
     );
     // A window smaller than a block reads each block whole, once.
     assert_eq!(
