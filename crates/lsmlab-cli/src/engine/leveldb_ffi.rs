@@ -302,11 +302,11 @@ impl Db {
         with_err(|e| unsafe { leveldb_write(self.db, self.write, batch.0, e) })
     }
 
-    /// Looks `key` up and gives its value's length. LevelDB's C API still copies the value
-    /// into a `malloc` (its C++ db_bench copies it into a string); it is freed unread.
-    pub fn get_len(&self, key: &[u8]) -> Result<Option<usize>, String> {
+    /// Looks `key` up and hands its value to `read` (`None` when absent). LevelDB's C API
+    /// returns the value in a fresh `malloc`, freed here after `read`.
+    fn lookup<T>(&self, key: &[u8], read: impl FnOnce(&[u8]) -> T) -> Result<Option<T>, String> {
         let mut len = 0usize;
-        // SAFETY: the key lives for the call; the value is malloc()ed, then freed.
+        // SAFETY: the key lives for the call; the value is malloc()ed, read, then freed.
         unsafe {
             let v = with_err(|e| {
                 leveldb_get(
@@ -321,34 +321,25 @@ impl Db {
             if v.is_null() {
                 return Ok(None);
             }
+            let out = read(std::slice::from_raw_parts(v.cast::<u8>(), len));
             leveldb_free(v.cast());
-            Ok(Some(len))
+            Ok(Some(out))
         }
+    }
+
+    /// Looks `key` up and gives its value's length; the value (still copied by LevelDB's C
+    /// API, as its C++ db_bench copies it into a string) is freed unread.
+    pub fn get_len(&self, key: &[u8]) -> Result<Option<usize>, String> {
+        self.lookup(key, <[u8]>::len)
     }
 
     /// Looks `key` up; on a hit replaces `out`'s contents with the value.
     pub fn get(&self, key: &[u8], out: &mut Vec<u8>) -> Result<bool, String> {
-        let mut len = 0usize;
-        // SAFETY: the key lives for the call; the value is malloc()ed, copied, then freed.
-        unsafe {
-            let v = with_err(|e| {
-                leveldb_get(
-                    self.db,
-                    self.read,
-                    key.as_ptr().cast(),
-                    key.len(),
-                    &mut len,
-                    e,
-                )
-            })?;
-            if v.is_null() {
-                return Ok(false);
-            }
+        let found = self.lookup(key, |v| {
             out.clear();
-            out.extend_from_slice(std::slice::from_raw_parts(v.cast::<u8>(), len));
-            leveldb_free(v.cast());
-            Ok(true)
-        }
+            out.extend_from_slice(v);
+        })?;
+        Ok(found.is_some())
     }
 
     /// A new iterator.

@@ -480,32 +480,11 @@ impl Db {
         with_err(|e| unsafe { rocksdb_write(self.db, self.write, batch.0, e) })
     }
 
-    /// Looks `key` up; on a hit replaces `out`'s contents with the value.
-    pub fn get(&self, key: &[u8], out: &mut Vec<u8>) -> Result<bool, String> {
-        // SAFETY: the key slice lives for the call; the pinned slice is destroyed below,
-        // after its bytes are copied.
-        unsafe {
-            let p = with_err(|e| {
-                rocksdb_get_pinned(self.db, self.read, key.as_ptr().cast(), key.len(), e)
-            })?;
-            if p.is_null() {
-                return Ok(false);
-            }
-            let mut len = 0usize;
-            let v = rocksdb_pinnableslice_value(p, &mut len);
-            out.clear();
-            if !v.is_null() {
-                out.extend_from_slice(std::slice::from_raw_parts(v.cast::<u8>(), len));
-            }
-            rocksdb_pinnableslice_destroy(p);
-            Ok(true)
-        }
-    }
-
-    /// Looks `key` up and gives its value's length; the pinned value is released unread.
-    pub fn get_len(&self, key: &[u8]) -> Result<Option<usize>, String> {
-        // SAFETY: the key slice lives for the call; the pinned slice is destroyed before
-        // returning and its bytes are not read.
+    /// Looks `key` up through a pinned slice and hands its value to `read` (`None` when
+    /// absent); the slice is released after `read`.
+    fn lookup<T>(&self, key: &[u8], read: impl FnOnce(&[u8]) -> T) -> Result<Option<T>, String> {
+        // SAFETY: the key slice lives for the call; the value's bytes are read only while the
+        // pinned slice lives, and it is destroyed before returning.
         unsafe {
             let p = with_err(|e| {
                 rocksdb_get_pinned(self.db, self.read, key.as_ptr().cast(), key.len(), e)
@@ -514,10 +493,30 @@ impl Db {
                 return Ok(None);
             }
             let mut len = 0usize;
-            rocksdb_pinnableslice_value(p, &mut len);
+            let v = rocksdb_pinnableslice_value(p, &mut len);
+            let bytes = if v.is_null() {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(v.cast::<u8>(), len)
+            };
+            let out = read(bytes);
             rocksdb_pinnableslice_destroy(p);
-            Ok(Some(len))
+            Ok(Some(out))
         }
+    }
+
+    /// Looks `key` up; on a hit replaces `out`'s contents with the value.
+    pub fn get(&self, key: &[u8], out: &mut Vec<u8>) -> Result<bool, String> {
+        let found = self.lookup(key, |v| {
+            out.clear();
+            out.extend_from_slice(v);
+        })?;
+        Ok(found.is_some())
+    }
+
+    /// Looks `key` up and gives its value's length; the pinned value is released unread.
+    pub fn get_len(&self, key: &[u8]) -> Result<Option<usize>, String> {
+        self.lookup(key, <[u8]>::len)
     }
 
     /// A new iterator with the run's read options.
