@@ -150,8 +150,7 @@ impl Store for LsmlabStore {
             .map_err(|e| err("get error", e))?
         {
             Some(v) => {
-                value.clear();
-                value.extend_from_slice(&v);
+                super::copy_value(value, &v);
                 Ok(true)
             }
             None => Ok(false),

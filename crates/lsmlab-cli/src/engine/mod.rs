@@ -140,6 +140,12 @@ pub trait StoreIter {
     fn status(&self) -> CliResult<()>;
 }
 
+/// Replaces `out`'s contents with `value`: a get into a buffer its caller reuses.
+pub(crate) fn copy_value(out: &mut Vec<u8>, value: &[u8]) {
+    out.clear();
+    out.extend_from_slice(value);
+}
+
 /// An open key-value store, shared by every thread of a benchmark.
 pub trait Store: Send + Sync {
     /// The engine.

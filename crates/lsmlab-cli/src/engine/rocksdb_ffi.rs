@@ -7,6 +7,7 @@
 //! them; caches and table options are copied (reference-counted) by the calls that take them.
 #![allow(non_camel_case_types)]
 
+use super::copy_value;
 use std::ffi::{c_char, c_double, c_int, c_uchar, c_void, CStr, CString};
 use std::ptr;
 
@@ -507,11 +508,7 @@ impl Db {
 
     /// Looks `key` up; on a hit replaces `out`'s contents with the value.
     pub fn get(&self, key: &[u8], out: &mut Vec<u8>) -> Result<bool, String> {
-        let found = self.lookup(key, |v| {
-            out.clear();
-            out.extend_from_slice(v);
-        })?;
-        Ok(found.is_some())
+        Ok(self.lookup(key, |v| copy_value(out, v))?.is_some())
     }
 
     /// Looks `key` up and gives its value's length; the pinned value is released unread.
