@@ -360,17 +360,22 @@ mod tests {
     use super::*;
     use std::time::{Duration, Instant};
 
-    /// Waits up to 60 s for `pool` to hold `n` blocks: the filler runs at idle priority, so a
-    /// test run that keeps both cores busy can hold it back for a while.
-    fn wait_for(pool: &BlockPool, n: usize) -> bool {
+    /// Waits up to 60 s for `done`: the filler runs at idle priority, so a test run that keeps
+    /// both cores busy can hold it back for a while.
+    fn wait_until(done: impl Fn() -> bool) -> bool {
         let t = Instant::now();
         while t.elapsed() < Duration::from_secs(60) {
-            if pool.len() == n {
+            if done() {
                 return true;
             }
             std::thread::sleep(Duration::from_millis(1));
         }
         false
+    }
+
+    /// Waits for `pool` to hold `n` ready blocks.
+    fn wait_for(pool: &BlockPool, n: usize) -> bool {
+        wait_until(|| pool.len() == n)
     }
 
     #[test]
@@ -436,18 +441,12 @@ mod tests {
         let n = 3;
         let mut blocks: Vec<Block> = (0..n).map(|_| Block::new(MAX_BLOCK)).collect();
         pool.give_back(&mut blocks);
-        let t = Instant::now();
-        while pool.cold_len() < n && t.elapsed() < Duration::from_secs(60) {
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        wait_until(|| pool.cold_len() >= n);
         assert_eq!((pool.len(), pool.cold_len()), (AHEAD, n));
         // A writer again: the filler tops up from the cold blocks, not from new ones.
         let b = pool.take().expect("a ready block");
         drop(b);
-        let t = Instant::now();
-        while pool.cold_len() > n - 1 && t.elapsed() < Duration::from_secs(60) {
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        wait_until(|| pool.cold_len() < n);
         assert!(wait_for(&pool, AHEAD));
         assert_eq!(pool.cold_len(), n - 1);
     }
@@ -463,10 +462,7 @@ mod tests {
         let cold = 3 * AHEAD + 2;
         let mut blocks: Vec<Block> = (0..cold).map(|_| Block::new(MAX_BLOCK)).collect();
         pool.give_back(&mut blocks);
-        let t = Instant::now();
-        while pool.cold_len() < cold && t.elapsed() < Duration::from_secs(60) {
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        wait_until(|| pool.cold_len() >= cold);
         assert_eq!((pool.len(), pool.cold_len()), (AHEAD, cold));
         // The pool is full: the blocks of a flushed memtable replace the cold ones. (The idle
         // clock restarts first, so that the filler cannot decommit them before the check.)

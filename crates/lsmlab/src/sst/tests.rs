@@ -744,11 +744,13 @@ fn mapped_tables_read_blocks_in_place_and_check_them() {
                     Err(e) => assert!(e.is_corruption(), "get: {e}"),
                 }
             }
-            let mut it = t.iter(IoCategory::UserRead, BlockFetch::Cached);
-            let fwd = scan_forward(it.as_mut());
-            match it.status() {
-                Ok(()) => assert_eq!(fwd, want),
-                Err(e) => assert!(e.is_corruption(), "iter: {e}"),
+            for fetch in [BlockFetch::Cached, BlockFetch::SEQUENTIAL] {
+                let mut it = t.iter(IoCategory::UserRead, fetch);
+                let fwd = scan_forward(it.as_mut());
+                match it.status() {
+                    Ok(()) => assert_eq!(fwd, want),
+                    Err(e) => assert!(e.is_corruption(), "iter: {e}"),
+                }
             }
         }
     }
