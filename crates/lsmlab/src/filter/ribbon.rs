@@ -380,71 +380,63 @@ struct Banding {
     rows: Vec<Row>,
     /// Scratch: keys per start block, then each block's next write position.
     bucket: Vec<usize>,
-    /// Rows were added since the arrays were zeroed.
+    /// Rows were added since the arrays were zeroed (a fresh band needs no clearing).
     dirty: bool,
 }
 
-/// Largest band buffers (bytes of capacity) a thread keeps for its next build: 8 MiB holds
-/// the band of about 150,000 keys (~53 bytes each: a 16-byte row and a 4-byte result per slot,
-/// a 32-byte row being grouped), more than a 64 MiB table of 1 KB values has.
+/// Largest grouping buffers (bytes of capacity) a thread keeps for its next build: 8 MiB holds
+/// the 32-byte rows of about 260,000 keys, more than a 64 MiB table of 1 KB values has.
 const KEEP_BYTES: usize = 8 << 20;
 
 thread_local! {
-    /// Each thread's band buffers from its previous build (a compaction builds table after
-    /// table). Allocated afresh, multi-MiB buffers came back from glibc as new pages after
-    /// every build, and faulting them in cost more than the banding itself: `filter_times`
-    /// at 20 bits per key, from keys, 60 ns per key against 26 from hashes (282k page faults
-    /// in a run, against 4.8k at 10 bits per key).
-    static SPARE_BAND: std::cell::Cell<Option<Box<Buffers>>> = const { std::cell::Cell::new(None) };
+    /// Each thread's grouping buffers from its previous build (a compaction builds table after
+    /// table). Allocated afresh, the rows (the largest buffer, 32 bytes per key) came back from
+    /// glibc as new pages after many builds, and faulting them in cost more than the banding:
+    /// `filter_times` at 20 bits per key, from keys, 60 ns per key against 26 from hashes on
+    /// one machine (282k page faults in a run, against 4.8k at 10 bits per key); 35 against 23
+    /// at 7,900 keys on another. The band itself (`coeff`, `result`) is allocated zeroed for
+    /// each build: kept and cleared instead, its banding ran 5 ns per key slower at 7,900 keys
+    /// (2026-11-25, Xeon: 33.4 against 28.6 at 5 bits per key, cause not found; clearing it
+    /// element by element instead of by `memset` was no faster).
+    static SPARE_ROWS: std::cell::Cell<Option<Box<Buffers>>> = const { std::cell::Cell::new(None) };
 }
 
-/// The allocations of a [`Banding`], kept between builds.
+/// The grouping allocations of a [`Banding`], kept between builds.
 #[derive(Default)]
 struct Buffers {
-    coeff: Vec<u128>,
-    result: Vec<u32>,
     rows: Vec<Row>,
     bucket: Vec<usize>,
 }
 
 impl Buffers {
     fn capacity_bytes(&self) -> usize {
-        self.coeff.capacity() * std::mem::size_of::<u128>()
-            + self.result.capacity() * std::mem::size_of::<u32>()
-            + self.rows.capacity() * std::mem::size_of::<Row>()
+        self.rows.capacity() * std::mem::size_of::<Row>()
             + self.bucket.capacity() * std::mem::size_of::<usize>()
     }
 }
 
 impl Drop for Banding {
-    /// Hands the buffers to the thread's next build, unless they are larger than
+    /// Hands the grouping buffers to the thread's next build, unless they are larger than
     /// [`KEEP_BYTES`] (a rare huge filter should not pin its memory).
     fn drop(&mut self) {
         let b = Buffers {
-            coeff: std::mem::take(&mut self.coeff),
-            result: std::mem::take(&mut self.result),
             rows: std::mem::take(&mut self.rows),
             bucket: std::mem::take(&mut self.bucket),
         };
         if b.capacity_bytes() <= KEEP_BYTES {
-            SPARE_BAND.with(|c| c.set(Some(Box::new(b))));
+            SPARE_ROWS.with(|c| c.set(Some(Box::new(b))));
         }
     }
 }
 
 impl Banding {
-    /// An empty band for `layout`, in this thread's kept buffers if it has any.
+    /// An empty band for `layout`, grouping in this thread's kept buffers if it has any.
     fn new(layout: Layout) -> Banding {
-        let b = SPARE_BAND.with(|c| c.take()).unwrap_or_default();
-        let (mut coeff, mut result) = (b.coeff, b.result);
-        coeff.clear();
-        coeff.resize(layout.num_slots(), 0);
-        result.clear();
-        result.resize(layout.num_slots(), 0);
+        let b = SPARE_ROWS.with(|c| c.take()).unwrap_or_default();
         Banding {
             layout,
-            coeff,
-            result,
+            coeff: vec![0; layout.num_slots()],
+            result: vec![0; layout.num_slots()],
             rows: b.rows,
             bucket: b.bucket,
             dirty: false,
