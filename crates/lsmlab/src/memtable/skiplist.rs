@@ -50,20 +50,6 @@ unsafe impl Send for SkipList {}
 // SAFETY: as for Send: shared access only reads immutable node bytes and atomics.
 unsafe impl Sync for SkipList {}
 
-/// Starts loading the header and key of `node` (null is allowed) into the cache.
-#[inline(always)]
-fn prefetch(node: Node) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint: it never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            node.wrapping_add(HEADER) as *const i8,
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = node;
-}
-
 /// The next pointer of `node` at `level`.
 ///
 /// # Safety
@@ -242,12 +228,6 @@ impl SkipList {
 
     /// The first node ≥ `target`, or null; fills `prev` with the last node < `target` on each
     /// level below `top`.
-    ///
-    /// Each step is a cache miss (a full write buffer is tens of MiB of nodes): two habits of
-    /// RocksDB's `InlineSkipList` keep the chain short. The node after `next` is prefetched
-    /// before `next` is compared, so a step right does not wait for the comparison's branch to
-    /// resolve before its load starts; and a node already found ≥ `target` on a higher level is
-    /// not compared again when a lower level links to it.
     fn find_greater_or_equal(
         &self,
         target: &[u8],
@@ -256,22 +236,17 @@ impl SkipList {
     ) -> Node {
         let mut x = self.head;
         let mut level = top - 1;
-        let mut bigger: Node = ptr::null_mut();
         loop {
             // SAFETY: `x` is the head or a linked node reached at this level, so its height
             // exceeds `level`.
             let next = unsafe { next_slot(x, level).load(Ordering::Acquire) };
             // SAFETY: a non-null link points at a whole, linked node.
-            if next != bigger && !next.is_null() && {
-                // SAFETY: `next` is linked and was reached at this level, so its height
-                // exceeds `level`.
-                prefetch(unsafe { next_slot(next, level).load(Ordering::Relaxed) });
-                compare_internal(unsafe { node_key(next) }, target) == CmpOrdering::Less
-            } {
+            if !next.is_null()
+                && compare_internal(unsafe { node_key(next) }, target) == CmpOrdering::Less
+            {
                 x = next;
                 continue;
             }
-            bigger = next;
             if let Some(p) = prev.as_deref_mut() {
                 p[level] = x;
             }
