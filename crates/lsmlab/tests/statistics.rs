@@ -366,6 +366,34 @@ fn compaction_stop(moved: &mut BTreeSet<&'static str>, stop_ticker: Ticker) {
     collect(&stats, moved);
 }
 
+/// Intra-L0 compactions: two compaction threads, a large level 1 and a level 0 that may grow
+/// without stalls, so that level-0 tables pile up while a level-0 compaction rewrites level 1.
+/// Rounds of writes go on until one ran (within the first few on this shape; at most 40).
+fn intra_l0_workload(moved: &mut BTreeSet<&'static str>) {
+    let fs = MemFs::new();
+    let opts = Options {
+        statistics: true,
+        max_background_jobs: 3,
+        level0_file_num_compaction_trigger: 2,
+        level0_slowdown_writes_trigger: 64,
+        level0_stop_writes_trigger: 96,
+        max_bytes_for_level_base: 1 << 20,
+        ..small_options(&fs)
+    };
+    let db = Db::open(DIR, opts).unwrap();
+    let stats = db.statistics();
+    for round in 0..40 {
+        if stats.ticker(Ticker::IntraL0Compactions) > 0 {
+            break;
+        }
+        for i in 0..3000 {
+            db.put(&key(i), &value(i, round, 40)).unwrap();
+        }
+    }
+    db.wait_for_background_work().unwrap();
+    collect(&stats, moved);
+}
+
 /// Declared but not produced by the workloads above, each with the reason why it cannot be
 /// (none today: the gate produces even the stalls).
 const NOT_PRODUCED: &[&str] = &[];
@@ -378,6 +406,7 @@ fn every_declared_ticker_and_histogram_moves_under_a_workload_that_exercises_it(
     memtable_stop(&mut moved);
     compaction_stop(&mut moved, Ticker::StallL0Stops);
     compaction_stop(&mut moved, Ticker::StallPendingStops);
+    intra_l0_workload(&mut moved);
     let declared = Ticker::ALL
         .iter()
         .map(|t| t.name())

@@ -174,6 +174,9 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
             true
         } else if parsed.kind == ValueKind::Deletion
             && parsed.seq <= p.smallest_snapshot
+            // Into level 0 (an intra-L0 compaction), older level-0 tables left out of the
+            // inputs may hold what the deletion hides.
+            && spec.output_level > 0
             && is_base_level_for_key(p.version, spec.output_level, parsed.user_key)
         {
             p.stats.add(Ticker::CompactionKeyDropObsolete, 1);
@@ -186,8 +189,10 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
             blobs.dropped(&parsed, iter.value())?;
         } else {
             // Cut only between user keys, so that every version of a key stays in one table and
-            // tables of a level have disjoint user-key ranges.
+            // tables of a level have disjoint user-key ranges. Into level 0 nothing is cut: one
+            // table per compaction, as a flush, keeps the level-0 count down.
             if new_user_key
+                && spec.output_level > 0
                 && current
                     .as_ref()
                     .is_some_and(|c| c.estimated_size() >= p.opts.target_file_size_base)

@@ -392,6 +392,9 @@ fn run_picked(
         return Ok(());
     }
     s.add(Ticker::Compactions, 1);
+    if spec.output_level == 0 && spec.start_level() == 0 {
+        s.add(Ticker::IntraL0Compactions, 1);
+    }
     s.add(Ticker::CompactReadBytes, outcome.bytes_read);
     s.add(Ticker::CompactWriteBytes, outcome.bytes_written);
     s.record(HistogramKind::CompactionTime, micros);

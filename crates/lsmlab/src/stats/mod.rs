@@ -112,6 +112,9 @@ named_enum!(
         Compactions => "lsmlab.compactions",
         /// Compactions that moved a file without rewriting it.
         TrivialMoves => "lsmlab.trivial.moves",
+        /// Compactions that merged level-0 tables into one level-0 table because level 0 could
+        /// not compact into the base level (also counted in `lsmlab.compactions`).
+        IntraL0Compactions => "lsmlab.compactions.intra.l0",
         /// Flushes run.
         Flushes => "lsmlab.flushes",
         /// FSLSM float-ups run (not counted in `lsmlab.compactions`).

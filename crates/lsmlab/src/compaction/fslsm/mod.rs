@@ -154,7 +154,7 @@ impl LayoutPolicy for FslsmPolicy {
                 return Some(spec);
             }
         }
-        leveled::pick(self, v, opts).or_else(|| self.pick_float_up(v))
+        leveled::pick(self, v, opts, leveled::IntraL0::Never).or_else(|| self.pick_float_up(v))
     }
 
     fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {
