@@ -24,17 +24,7 @@ fn check(db: &Db, model: &BTreeMap<Vec<u8>, Vec<u8>>, rounds: u32) {
 #[test]
 fn intra_level0_compactions_keep_every_version_in_order() {
     let fs = MemFs::new();
-    let opts = lsmlab::Options {
-        // One flush thread and two compaction threads.
-        max_background_jobs: 3,
-        // A level 0 that may grow while level 1 is rewritten, without writers stalling.
-        level0_file_num_compaction_trigger: 2,
-        level0_slowdown_writes_trigger: 64,
-        level0_stop_writes_trigger: 96,
-        // A large level 1 keeps its compactions long.
-        max_bytes_for_level_base: 1 << 20,
-        ..small_options(&fs)
-    };
+    let opts = intra_l0_options(&fs);
     let db = Db::open(DIR, opts.clone()).unwrap();
     let mut model = BTreeMap::new();
     let mut round = 0;

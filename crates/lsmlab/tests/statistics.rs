@@ -366,19 +366,13 @@ fn compaction_stop(moved: &mut BTreeSet<&'static str>, stop_ticker: Ticker) {
     collect(&stats, moved);
 }
 
-/// Intra-L0 compactions: two compaction threads, a large level 1 and a level 0 that may grow
-/// without stalls, so that level-0 tables pile up while a level-0 compaction rewrites level 1.
-/// Rounds of writes go on until one ran (within the first few on this shape; at most 40).
+/// Intra-L0 compactions (`intra_l0_options`): rounds of writes go on until one ran (within the
+/// first few on this shape; at most 40).
 fn intra_l0_workload(moved: &mut BTreeSet<&'static str>) {
     let fs = MemFs::new();
     let opts = Options {
         statistics: true,
-        max_background_jobs: 3,
-        level0_file_num_compaction_trigger: 2,
-        level0_slowdown_writes_trigger: 64,
-        level0_stop_writes_trigger: 96,
-        max_bytes_for_level_base: 1 << 20,
-        ..small_options(&fs)
+        ..intra_l0_options(&fs)
     };
     let db = Db::open(DIR, opts).unwrap();
     let stats = db.statistics();

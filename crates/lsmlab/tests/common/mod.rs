@@ -24,6 +24,20 @@ pub fn small_options(fs: &MemFs) -> Options {
     }
 }
 
+/// [`small_options`] shaped for intra-L0 compactions: two compaction threads, a large level 1
+/// whose level-0 compactions take long, and a level 0 that may grow meanwhile without
+/// stalling the writers.
+pub fn intra_l0_options(fs: &MemFs) -> Options {
+    Options {
+        max_background_jobs: 3,
+        level0_file_num_compaction_trigger: 2,
+        level0_slowdown_writes_trigger: 64,
+        level0_stop_writes_trigger: 96,
+        max_bytes_for_level_base: 1 << 20,
+        ..small_options(fs)
+    }
+}
+
 pub const DIR: &str = "/db";
 
 /// Every (key, value) of the database, by a forward scan.
