@@ -30,7 +30,7 @@ fn key(i: u64) -> [u8; 16] {
     k
 }
 
-/// A xorshift permutation-free random sequence (the same every run).
+/// xorshift64: the same pseudo-random sequence every run.
 fn rng(seed: &mut u64) -> u64 {
     *seed ^= *seed << 13;
     *seed ^= *seed >> 7;

@@ -174,9 +174,6 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
             true
         } else if parsed.kind == ValueKind::Deletion
             && parsed.seq <= p.smallest_snapshot
-            // Into level 0 (an intra-L0 compaction), older level-0 tables left out of the
-            // inputs may hold what the deletion hides.
-            && spec.output_level > 0
             && is_base_level_for_key(p.version, spec.output_level, parsed.user_key)
         {
             p.stats.add(Ticker::CompactionKeyDropObsolete, 1);
@@ -255,10 +252,13 @@ pub(super) fn finish_output(
     Ok(())
 }
 
-/// True if no level below `output_level` may hold `user_key`.
+/// True if no older table than the output may hold `user_key`: none of a level below
+/// `output_level`. Into level 0 (an intra-L0 compaction) never: older level-0 tables left out
+/// of the inputs may hold what a deletion hides.
 fn is_base_level_for_key(v: &Version, output_level: usize, user_key: &[u8]) -> bool {
-    v.levels.iter().skip(output_level + 1).all(|files| {
-        let i = files.partition_point(|f| f.largest_user() < user_key);
-        files.get(i).is_none_or(|f| f.smallest_user() > user_key)
-    })
+    output_level > 0
+        && v.levels.iter().skip(output_level + 1).all(|files| {
+            let i = files.partition_point(|f| f.largest_user() < user_key);
+            files.get(i).is_none_or(|f| f.smallest_user() > user_key)
+        })
 }

@@ -398,7 +398,7 @@ thread_local! {
     /// each build: kept and cleared instead, its banding ran 5 ns per key slower at 7,900 keys
     /// (2026-11-25, Xeon: 33.4 against 28.6 at 5 bits per key, cause not found; clearing it
     /// element by element instead of by `memset` was no faster).
-    static SPARE_ROWS: std::cell::Cell<Option<Box<Buffers>>> = const { std::cell::Cell::new(None) };
+    static SPARE_ROWS: std::cell::Cell<Option<Buffers>> = const { std::cell::Cell::new(None) };
 }
 
 /// The grouping allocations of a [`Banding`], kept between builds.
@@ -424,7 +424,7 @@ impl Drop for Banding {
             bucket: std::mem::take(&mut self.bucket),
         };
         if b.capacity_bytes() <= KEEP_BYTES {
-            SPARE_ROWS.with(|c| c.set(Some(Box::new(b))));
+            SPARE_ROWS.with(|c| c.set(Some(b)));
         }
     }
 }
