@@ -29,7 +29,23 @@ pub fn table(data: &[u8]) {
     };
     let t = Arc::new(t);
     let _ = t.index_entries();
+    let _ = t.verify_index();
     let _ = t.get(b"key00010\x01\0\0\0\0\0\0\0", IoCategory::Other);
+    // A user iterator, which in format 2 stands at entries known from the index alone.
+    let mut user = t.iter(IoCategory::UserRead, BlockFetch::Cached);
+    for target in [&b""[..], b"key00010\x01\0\0\0\0\0\0\0", b"\xff"] {
+        user.seek(target);
+        for _ in 0..8 {
+            if !user.valid() || !user.prepare_value() {
+                break;
+            }
+            let _ = user.value().len();
+            user.next();
+        }
+        if user.valid() {
+            user.prev();
+        }
+    }
     let mut it = t.iter(IoCategory::Other, BlockFetch::SEQUENTIAL);
     it.seek_to_first();
     let mut n = 0;

@@ -118,13 +118,17 @@ fn table(env: &Env, path: &Path, limit: u64, out: &mut String) -> lsmlab::Result
         p.raw_value_size
     );
     let _ = writeln!(out, "index:");
-    for (k, h) in t.index_entries()? {
+    for e in t.index_entries()? {
+        let first = match &e.first {
+            Some((n, k)) => format!(", {n} entries from {}", internal(k)),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "  block @{} {} B, up to {}",
-            h.offset,
-            h.size,
-            internal(&k)
+            "  block @{} {} B, up to {}{first}",
+            e.handle.offset,
+            e.handle.size,
+            internal(&e.separator)
         );
     }
     let _ = writeln!(out, "entries:");

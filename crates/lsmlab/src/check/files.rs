@@ -50,6 +50,11 @@ pub(super) fn check_tables(env: &Env, dir: &Path, tree: &Tree, report: &mut Chec
                     ),
                 );
             }
+            if let Err(e) = table.verify_index() {
+                report.problems.push(e.into());
+                all_read = false;
+                continue;
+            }
             let mut it = table.iter(IoCategory::Other, BlockFetch::SEQUENTIAL);
             it.seek_to_first();
             let mut prev: Option<Vec<u8>> = None;

@@ -129,20 +129,26 @@ impl DbIterator {
                         skipping = true;
                     }
                     ValueKind::Value => {
-                        self.value_in_iter = true;
                         self.key.clear();
                         self.key.extend_from_slice(p.user_key);
+                        if !self.iter.prepare_value() {
+                            break;
+                        }
+                        self.value_in_iter = true;
                         self.valid = true;
                         return;
                     }
                     kind => {
-                        match resolve(kind, p.user_key, self.iter.value(), &self.blobs) {
+                        self.key.clear();
+                        self.key.extend_from_slice(p.user_key);
+                        if !self.iter.prepare_value() {
+                            break;
+                        }
+                        match resolve(kind, &self.key, self.iter.value(), &self.blobs) {
                             Ok(v) => self.value = v,
                             Err(e) => return self.fail(e),
                         }
                         self.value_in_iter = false;
-                        self.key.clear();
-                        self.key.extend_from_slice(p.user_key);
                         self.valid = true;
                         return;
                     }
@@ -173,6 +179,9 @@ impl DbIterator {
                 self.key.extend_from_slice(p.user_key);
                 raw.clear();
                 if kind != ValueKind::Deletion {
+                    if !self.iter.prepare_value() {
+                        break;
+                    }
                     raw.extend_from_slice(self.iter.value());
                 }
             }

@@ -172,6 +172,12 @@ impl InternalIterator for LevelIterator {
     fn value(&self) -> &[u8] {
         self.cur.as_ref().map(|c| c.value()).unwrap_or(&[])
     }
+    fn prepare_value(&mut self) -> bool {
+        self.cur.as_mut().is_some_and(|c| c.prepare_value()) || {
+            self.cur_failed();
+            false
+        }
+    }
     fn status(&self) -> Result<()> {
         match &self.err {
             Some(e) => Err(e.clone()),

@@ -113,6 +113,15 @@ impl InternalIterator for MergingIterator {
             .map(|c| self.children[c].value())
             .unwrap_or(&[])
     }
+    fn prepare_value(&mut self) -> bool {
+        let Some(c) = self.current else { return false };
+        if self.children[c].prepare_value() {
+            return true;
+        }
+        // The child failed reading its block: the merge stops, as in `pick`.
+        self.current = None;
+        false
+    }
     fn status(&self) -> Result<()> {
         self.children.iter().try_for_each(|c| c.status())
     }

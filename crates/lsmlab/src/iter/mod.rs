@@ -31,8 +31,16 @@ pub trait InternalIterator: Send {
     fn prev(&mut self);
     /// The current internal key. Requires `valid()`.
     fn key(&self) -> &[u8];
-    /// The current value. Requires `valid()`.
+    /// The current value. Requires `valid()`, and for iterators over tables read through the
+    /// block cache a `prepare_value()` since the last move: a table iterator may stand at an
+    /// entry known from its index alone, its data block not yet read.
     fn value(&self) -> &[u8];
+    /// Makes `value()` available at the current entry (reads the data block a table iterator
+    /// deferred). False if that failed: the iterator is then invalid and `status()` says why.
+    /// Requires `valid()`.
+    fn prepare_value(&mut self) -> bool {
+        self.valid()
+    }
     /// The first error met, if any; a failed iterator is not valid.
     fn status(&self) -> Result<()>;
 }

@@ -2,8 +2,8 @@
 
 use super::block::BlockBuilder;
 use super::footer::{
-    block_crc, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN, LZ4_COMPRESSION, NO_COMPRESSION,
-    ZSTD_COMPRESSION,
+    block_crc, BlockHandle, Footer, IndexValue, BLOCK_TRAILER_LEN, FOOTER_LEN,
+    FORMAT_FIRST_KEY_INDEX, FORMAT_PLAIN_INDEX, LZ4_COMPRESSION, NO_COMPRESSION, ZSTD_COMPRESSION,
 };
 use super::{properties, TableOptions, TableProperties, TableSummary};
 use crate::coding::put_varint32;
@@ -30,16 +30,40 @@ pub const MAX_ENTRY_BYTES: usize = 256 << 20;
 /// A data block is cut at `min(block_size, MAX_CUT_BYTES)` bytes, 256 MiB.
 const MAX_CUT_BYTES: usize = 256 << 20;
 
+/// A table whose data blocks hold at most this many entries on average is written in format
+/// [`FORMAT_FIRST_KEY_INDEX`]: its index names each block's first key and entry count.
+///
+/// Why: a user iterator's seek positions every level-0 table and one table per deeper level,
+/// and each of them used to read the data block the target falls in. When the target lies
+/// before a block's first key, the index alone tells where that table stands, and the block is
+/// read only if the merge hands out its entry. That is likely when blocks hold few entries
+/// (values of half a block or more: with 16 KiB values and 4 KiB blocks, every block is one
+/// entry and a seek lands on a first key every time), and rare when they hold many (100-byte
+/// values: ~35 entries a block). The first keys cost index memory, one key per block: ~0.6 %
+/// of the data at 2 entries of 2 KiB values per block, too much for what 100-byte values
+/// would gain (RocksDB's `kBinarySearchWithFirstKey` index, which it leaves to the user).
+const FIRST_KEY_INDEX_MAX_ENTRIES_PER_BLOCK: u64 = 2;
+
 /// Writes one table.
 pub struct TableBuilder {
     file: CountedWritable,
     path: PathBuf,
     opts: TableOptions,
     data: BlockBuilder,
+    /// The index in format 1 (handles) and in format 2 (handles, entry counts and first
+    /// keys), built side by side: which one the table keeps is known at `finish`, from the
+    /// entries per block. Both are about 1 % of the data.
     index: BlockBuilder,
+    index_first_keys: BlockBuilder,
     /// Handle of the last data block written, whose index entry waits for the next block's
     /// first key so that a short separator can be chosen.
     pending: Option<BlockHandle>,
+    /// First key and entry count of the pending block.
+    pending_first: Vec<u8>,
+    pending_entries: u32,
+    /// First key and entry count of the block being filled.
+    block_first: Vec<u8>,
+    block_entries: u32,
     last_key: Vec<u8>,
     smallest: Vec<u8>,
     hashes: Vec<u64>,
@@ -63,8 +87,13 @@ impl TableBuilder {
             data: BlockBuilder::new(opts.block_restart_interval),
             // Interval 1: every index entry is a restart point, searched in place by readers.
             index: BlockBuilder::new(1),
+            index_first_keys: BlockBuilder::new(1),
             opts,
             pending: None,
+            pending_first: Vec::new(),
+            pending_entries: 0,
+            block_first: Vec::new(),
+            block_entries: 0,
             last_key: Vec::new(),
             smallest: Vec::new(),
             hashes: Vec::new(),
@@ -121,6 +150,12 @@ impl TableBuilder {
         if first {
             self.smallest = ikey.to_vec();
         }
+        if self.data.is_empty() {
+            self.block_first.clear();
+            self.block_first.extend_from_slice(ikey);
+            self.block_entries = 0;
+        }
+        self.block_entries += 1;
         self.data.add(ikey, value);
         self.last_key.clear();
         self.last_key.extend_from_slice(ikey);
@@ -150,7 +185,7 @@ impl TableBuilder {
             0
         };
         self.file.len()
-            + (self.data.estimated_size() + self.index.estimated_size() + filter) as u64
+            + (self.data.estimated_size() + self.index_estimate() + filter) as u64
             + (FOOTER_LEN + 4 * BLOCK_TRAILER_LEN) as u64
     }
 
@@ -166,10 +201,16 @@ impl TableBuilder {
             let last = successor(&self.last_key);
             self.add_index_entry(&last, h);
         }
+        let first_keys = self.first_key_index();
         let mut footer = Footer {
             index: BlockHandle::default(),
             properties: BlockHandle::default(),
             filter: BlockHandle::default(),
+            version: if first_keys {
+                FORMAT_FIRST_KEY_INDEX
+            } else {
+                FORMAT_PLAIN_INDEX
+            },
         };
         if let Some(policy) = self.opts.filter.clone() {
             let started = Instant::now();
@@ -188,7 +229,11 @@ impl TableBuilder {
             self.props.filter_policy = policy.name().to_string();
         }
         // The index is finished first so that the properties can record its size.
-        let mut index = std::mem::replace(&mut self.index, BlockBuilder::new(1));
+        let mut index = if first_keys {
+            std::mem::replace(&mut self.index_first_keys, BlockBuilder::new(1))
+        } else {
+            std::mem::replace(&mut self.index, BlockBuilder::new(1))
+        };
         let index_bytes = index.finish();
         self.props.index_size = (index_bytes.len() + BLOCK_TRAILER_LEN) as u64;
         let props = properties::encode(&self.props);
@@ -208,10 +253,29 @@ impl TableBuilder {
     }
 
     fn add_index_entry(&mut self, key: &[u8], h: BlockHandle) {
-        // Two varint64s take at most 20 bytes.
-        let mut buf = Vec::with_capacity(20);
+        // Two varint64s and a varint32 take at most 25 bytes.
+        let mut buf = Vec::with_capacity(25 + self.pending_first.len());
         h.encode_varint(&mut buf);
         self.index.add(key, &buf);
+        buf.clear();
+        IndexValue::encode(h, self.pending_entries, &self.pending_first, &mut buf);
+        self.index_first_keys.add(key, &buf);
+    }
+
+    /// True if the table, finished now, would be written in format 2
+    /// ([`FIRST_KEY_INDEX_MAX_ENTRIES_PER_BLOCK`]).
+    fn first_key_index(&self) -> bool {
+        let blocks = self.props.num_data_blocks;
+        blocks > 0 && self.props.num_entries <= FIRST_KEY_INDEX_MAX_ENTRIES_PER_BLOCK * blocks
+    }
+
+    /// Bytes of the index the table would keep if finished now.
+    fn index_estimate(&self) -> usize {
+        if self.first_key_index() {
+            self.index_first_keys.estimated_size()
+        } else {
+            self.index.estimated_size()
+        }
     }
 
     fn append(&mut self, data: &[u8]) -> Result<()> {
@@ -241,6 +305,8 @@ impl TableBuilder {
         self.props.data_size += h.size + BLOCK_TRAILER_LEN as u64;
         self.props.num_data_blocks += 1;
         self.pending = Some(h);
+        std::mem::swap(&mut self.pending_first, &mut self.block_first);
+        self.pending_entries = self.block_entries;
         Ok(())
     }
 

@@ -11,8 +11,14 @@ pub const FOOTER_LEN: usize = 64;
 /// The last 8 bytes of every table: ASCII `"LSMLABTB"` read as a little-endian u64.
 pub const TABLE_MAGIC: u64 = u64::from_le_bytes(*b"LSMLABTB");
 
-/// The table format this code writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// Table format 1: each index entry's value is the data block's handle.
+pub const FORMAT_PLAIN_INDEX: u32 = 1;
+
+/// Table format 2: each index entry's value is the data block's handle, the number of entries
+/// in the block and the block's first internal key ([`IndexValue`]). Written for tables whose
+/// blocks hold few entries (large values), where a seek can then stop at a block's first key
+/// without reading the block.
+pub const FORMAT_FIRST_KEY_INDEX: u32 = 2;
 
 /// Compression type byte: block stored as is.
 pub const NO_COMPRESSION: u8 = 0;
@@ -84,6 +90,45 @@ impl BlockHandle {
     }
 }
 
+/// An index entry's value in a table of format [`FORMAT_FIRST_KEY_INDEX`]:
+/// `varint64 offset, varint64 size, varint32 entries`, then the block's first internal key
+/// (the rest of the value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexValue<'a> {
+    /// Where the data block is.
+    pub handle: BlockHandle,
+    /// Entries the block holds (at least 1).
+    pub entries: u32,
+    /// The block's first internal key.
+    pub first_key: &'a [u8],
+}
+
+impl<'a> IndexValue<'a> {
+    /// Appends the encoding of a value with these fields.
+    pub fn encode(handle: BlockHandle, entries: u32, first_key: &[u8], dst: &mut Vec<u8>) {
+        handle.encode_varint(dst);
+        crate::coding::put_varint32(dst, entries);
+        dst.extend_from_slice(first_key);
+    }
+
+    /// Decodes a value written by [`IndexValue::encode`]; `None` if it is malformed (no block
+    /// entries, or a first key too short to be an internal key).
+    pub fn decode(src: &'a [u8]) -> Option<IndexValue<'a>> {
+        let mut d = Decoder::new(src);
+        let handle = BlockHandle {
+            offset: d.varint64()?,
+            size: d.varint64()?,
+        };
+        let entries = d.varint32()?;
+        let first_key = d.bytes(src.len() - d.position())?;
+        (entries > 0 && first_key.len() >= crate::key::TRAILER_LEN).then_some(IndexValue {
+            handle,
+            entries,
+            first_key,
+        })
+    }
+}
+
 /// The fixed-size end of a table.
 ///
 /// ```text
@@ -102,6 +147,8 @@ pub struct Footer {
     pub properties: BlockHandle,
     /// The filter block (meaningful only when the properties name a filter policy).
     pub filter: BlockHandle,
+    /// [`FORMAT_PLAIN_INDEX`] or [`FORMAT_FIRST_KEY_INDEX`].
+    pub version: u32,
 }
 
 /// Bytes covered by the footer's checksum: three handles and the version.
@@ -115,7 +162,7 @@ impl Footer {
             put_fixed64(&mut v, h.offset);
             put_fixed64(&mut v, h.size);
         }
-        put_fixed32(&mut v, FORMAT_VERSION);
+        put_fixed32(&mut v, self.version);
         let crc = mask_crc(crate::checksum::crc32c(&v));
         put_fixed32(&mut v, crc);
         put_fixed64(&mut v, TABLE_MAGIC);
@@ -139,9 +186,10 @@ impl Footer {
         if stored != mask_crc(crate::checksum::crc32c(&src[..FOOTER_CRC_COVERED])) {
             return Err("footer checksum mismatch".into());
         }
-        if version != FORMAT_VERSION {
+        if !(FORMAT_PLAIN_INDEX..=FORMAT_FIRST_KEY_INDEX).contains(&version) {
             return Err(format!(
-                "table format version {version}, this build reads version {FORMAT_VERSION}"
+                "table format version {version}, this build reads versions \
+                 {FORMAT_PLAIN_INDEX} to {FORMAT_FIRST_KEY_INDEX}"
             ));
         }
         let h = |i: usize| -> Result<BlockHandle, String> {
@@ -154,6 +202,7 @@ impl Footer {
             index: h(0)?,
             properties: h(1)?,
             filter: h(2)?,
+            version,
         })
     }
 }
@@ -174,6 +223,7 @@ mod tests {
                 size: 95,
             },
             filter: BlockHandle::default(),
+            version: FORMAT_FIRST_KEY_INDEX,
         };
         let enc = f.encode();
         assert_eq!(enc.len(), FOOTER_LEN);

@@ -16,7 +16,7 @@ mod tests;
 
 pub use builder::{TableBuilder, MAX_ENTRY_BYTES};
 pub use readahead::BlockFetch;
-pub use reader::TableReader;
+pub use reader::{IndexEntry, TableReader};
 
 use crate::filter::FilterPolicy;
 use crate::options::Compression;

@@ -3,8 +3,8 @@
 use super::block::{Block, Cursor};
 use super::block_iter::BlockIter;
 use super::footer::{
-    block_crc, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN, LZ4_COMPRESSION,
-    MAX_BLOCK_BYTES, NO_COMPRESSION, ZSTD_COMPRESSION,
+    block_crc, BlockHandle, Footer, IndexValue, BLOCK_TRAILER_LEN, FOOTER_LEN,
+    FORMAT_FIRST_KEY_INDEX, LZ4_COMPRESSION, MAX_BLOCK_BYTES, NO_COMPRESSION, ZSTD_COMPRESSION,
 };
 use super::readahead::{BlockFetch, Readahead};
 use super::{properties, TableGet, TableProperties};
@@ -14,7 +14,7 @@ use crate::env::{CountedRandom, IoCategory};
 use crate::error::{Error, Result};
 use crate::filter::{key_hash, FilterReader};
 use crate::iter::InternalIterator;
-use crate::key::user_key;
+use crate::key::{compare_internal, user_key};
 use crate::pinned::PinnedValue;
 use crate::stats::{HistogramKind, Statistics, Ticker};
 use std::cell::RefCell;
@@ -138,6 +138,21 @@ fn decode_block_contents(path: &Path, h: BlockHandle, mut buf: Vec<u8>) -> Resul
     Ok(out)
 }
 
+/// What a format-2 index entry says of its block besides where it is: the entry count and the
+/// first internal key.
+type BlockStart<'a> = (u32, &'a [u8]);
+
+/// One entry of a table's index ([`TableReader::index_entries`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexEntry {
+    /// An internal key at or after the block's last key and before the next block's first.
+    pub separator: Vec<u8>,
+    /// Where the block is.
+    pub handle: BlockHandle,
+    /// Format 2: the block's entry count and first internal key.
+    pub first: Option<(u32, Vec<u8>)>,
+}
+
 /// An open table: index and filter held in memory, data blocks read on demand.
 pub struct TableReader {
     file: CountedRandom,
@@ -149,6 +164,8 @@ pub struct TableReader {
     index_offset: u64,
     /// Entries of the index block = data blocks.
     index_entries: usize,
+    /// Format 2: index values carry each block's entry count and first key ([`IndexValue`]).
+    first_keys: bool,
     filter: Option<FilterReader>,
     props: TableProperties,
     /// Offset of the footer: every block ends before it.
@@ -213,6 +230,7 @@ impl TableReader {
             index: Arc::new(index),
             index_offset,
             index_entries,
+            first_keys: footer.version >= FORMAT_FIRST_KEY_INDEX,
             filter,
             props,
             footer_offset,
@@ -283,24 +301,83 @@ impl TableReader {
                 BlockFetch::Cached => None,
                 BlockFetch::ReadAhead { window } => Some(Readahead::new(window)),
             },
+            // Sequential readers use every value they pass: deferring the read gains them
+            // nothing, and they do not call `prepare_value`.
+            defer: self.first_keys && fetch == BlockFetch::Cached,
+            deferred: false,
+            deferred_key: Vec::new(),
+            deferred_entries: 0,
             err: None,
         })
     }
 
-    /// The index: for each data block, the last key it holds (or a separator after it) and
-    /// where it is. For `lsmlab dump`.
-    pub fn index_entries(&self) -> Result<Vec<(Vec<u8>, BlockHandle)>> {
+    /// The index: for each data block, the last key it holds (or a separator after it), where
+    /// it is, and in format 2 its entry count and first key. For `lsmlab dump`.
+    pub fn index_entries(&self) -> Result<Vec<IndexEntry>> {
         let mut it = BlockIter::new(self.index.clone(), self.path.clone(), self.index_offset);
         let mut out = Vec::new();
         it.seek_to_first();
         while it.valid() {
-            let handle = BlockHandle::decode_varint(it.value())
-                .ok_or_else(|| self.index_corruption("index entry is not a block handle"))?;
-            out.push((it.key().to_vec(), handle));
+            let (handle, first) = self.decode_index_value(it.value())?;
+            out.push(IndexEntry {
+                separator: it.key().to_vec(),
+                handle,
+                first: first.map(|(n, k)| (n, k.to_vec())),
+            });
             it.next();
         }
         it.status()?;
         Ok(out)
+    }
+
+    /// Reads every data block and checks it against its index entry: its keys lie after the
+    /// previous entry's separator and up to its own, and in format 2 its first key and entry
+    /// count are the ones the index names (a user iterator trusts them without reading the
+    /// block). For `lsmlab check`; the error names the block.
+    pub fn verify_index(&self) -> Result<()> {
+        let mut after: Option<Vec<u8>> = None;
+        for e in self.index_entries()? {
+            let bad = |m: &str| Error::corruption(self.path.as_ref().clone(), e.handle.offset, m);
+            let block = self.data_block(e.handle, IoCategory::Other)?;
+            let mut it = BlockIter::new(block, self.path.clone(), e.handle.offset);
+            it.seek_to_first();
+            let first = it.key().to_vec();
+            let mut count = 0u32;
+            let mut last = Vec::new();
+            while it.valid() {
+                count += 1;
+                last.clear();
+                last.extend_from_slice(it.key());
+                it.next();
+            }
+            it.status()?;
+            if count == 0 {
+                return Err(bad("empty data block"));
+            }
+            if after
+                .as_ref()
+                .is_some_and(|a| compare_internal(&first, a) != std::cmp::Ordering::Greater)
+            {
+                return Err(bad(
+                    "block starts at or before the previous index separator",
+                ));
+            }
+            if compare_internal(&last, &e.separator) == std::cmp::Ordering::Greater {
+                return Err(bad("block ends after its index separator"));
+            }
+            if let Some((n, k)) = &e.first {
+                if *n != count {
+                    return Err(bad(&format!(
+                        "index says {n} entries, the block holds {count}"
+                    )));
+                }
+                if *k != first {
+                    return Err(bad("index names another first key than the block's"));
+                }
+            }
+            after = Some(e.separator);
+        }
+        Ok(())
     }
 
     /// Name of the filter that wrote the filter block, if any.
@@ -348,7 +425,23 @@ impl TableReader {
             .index
             .entry_at_restart(i)
             .map_err(|m| self.index_corruption(m))?;
-        BlockHandle::decode_varint(v).ok_or_else(|| self.index_corruption("bad block handle"))
+        Ok(self.decode_index_value(v)?.0)
+    }
+
+    /// An index entry's value: the block's handle and, in format 2, its entry count and first
+    /// key.
+    #[inline]
+    fn decode_index_value<'a>(&self, v: &'a [u8]) -> Result<(BlockHandle, Option<BlockStart<'a>>)> {
+        if self.first_keys {
+            let iv = IndexValue::decode(v).ok_or_else(|| {
+                self.index_corruption("bad index entry (handle, count, first key)")
+            })?;
+            Ok((iv.handle, Some((iv.entries, iv.first_key))))
+        } else {
+            let h = BlockHandle::decode_varint(v)
+                .ok_or_else(|| self.index_corruption("bad block handle"))?;
+            Ok((h, None))
+        }
     }
 
     /// The data block at `h`, from the cache or the file (then added to the cache).
@@ -446,6 +539,12 @@ impl TableReader {
 }
 
 /// The two-level iterator: an index cursor choosing data blocks, a block cursor within one.
+///
+/// In a table of format 2 a user iterator (`BlockFetch::Cached`) may stand at a block's first
+/// entry knowing only its key, from the index ("deferred"): a seek whose target lies at or
+/// before a block's first key, a step into the next block, or a step past a one-entry block
+/// then reads no data block. The block is read when the entry's value is asked for
+/// ([`InternalIterator::prepare_value`]), or when the cursor moves within it.
 struct TableIter {
     table: Arc<TableReader>,
     index: BlockIter,
@@ -454,6 +553,13 @@ struct TableIter {
     /// Set for sequential readers ([`BlockFetch::ReadAhead`]); the others read each block
     /// through the block cache.
     readahead: Option<Readahead>,
+    /// Positions may be deferred (format 2, a user iterator).
+    defer: bool,
+    /// Positioned, deferred, at the first entry of the block the index cursor points at:
+    /// `deferred_key` is its key, `deferred_entries` the block's entry count; `data` is stale.
+    deferred: bool,
+    deferred_key: Vec<u8>,
+    deferred_entries: u32,
     /// The first error; it makes the iterator invalid for good.
     err: Option<Error>,
 }
@@ -465,10 +571,13 @@ impl TableIter {
             self.data = None;
             return;
         }
-        let Some(h) = BlockHandle::decode_varint(self.index.value()) else {
-            self.err = Some(self.table.index_corruption("bad block handle"));
-            self.data = None;
-            return;
+        let h = match self.table.decode_index_value(self.index.value()) {
+            Ok((h, _)) => h,
+            Err(e) => {
+                self.err = Some(e);
+                self.data = None;
+                return;
+            }
         };
         if self
             .data
@@ -490,9 +599,61 @@ impl TableIter {
         }
     }
 
+    /// Stands, deferred, at the first entry of the block the index cursor points at, if this
+    /// iterator defers and that entry is at or after `target` (when given). True if it did, or
+    /// if the index entry was unreadable (then failed).
+    fn defer_at_index(&mut self, target: Option<&[u8]>) -> bool {
+        if !self.defer || !self.index.valid() {
+            return false;
+        }
+        match self.table.decode_index_value(self.index.value()) {
+            Ok((_, Some((entries, first)))) => {
+                if target.is_some_and(|t| compare_internal(first, t) == std::cmp::Ordering::Less) {
+                    return false;
+                }
+                self.deferred_key.clear();
+                self.deferred_key.extend_from_slice(first);
+                self.deferred_entries = entries;
+                self.deferred = true;
+            }
+            Ok((_, None)) => return false,
+            Err(e) => {
+                self.err = Some(e);
+                self.data = None;
+            }
+        }
+        true
+    }
+
+    /// Reads the block of a deferred position and stands at its first entry, which must be
+    /// the key the index gave.
+    fn undefer(&mut self) {
+        if !self.deferred {
+            return;
+        }
+        self.deferred = false;
+        self.init_data();
+        let Some(d) = &mut self.data else { return };
+        d.seek_to_first();
+        if d.valid() && d.key() != self.deferred_key.as_slice() {
+            let offset = d.block_offset();
+            self.err = Some(Error::corruption(
+                self.table.path.as_ref().clone(),
+                offset,
+                "the block's first key is not the one its index entry names",
+            ));
+        } else if !d.valid() && d.status().is_ok() {
+            self.err = Some(Error::corruption(
+                self.table.path.as_ref().clone(),
+                d.block_offset(),
+                "empty data block",
+            ));
+        }
+    }
+
     /// True when done skipping: positioned, failed, or out of index entries.
     fn settled(&mut self) -> bool {
-        if self.err.is_some() {
+        if self.err.is_some() || self.deferred {
             return true;
         }
         if let Some(d) = &self.data {
@@ -517,6 +678,9 @@ impl TableIter {
     fn skip_forward(&mut self) {
         while !self.settled() {
             self.index.next();
+            if self.defer_at_index(None) {
+                continue;
+            }
             self.init_data();
             if let Some(d) = &mut self.data {
                 d.seek_to_first();
@@ -537,10 +701,14 @@ impl TableIter {
 
 impl InternalIterator for TableIter {
     fn valid(&self) -> bool {
-        self.err.is_none() && self.data.as_ref().is_some_and(|d| d.valid())
+        self.err.is_none() && (self.deferred || self.data.as_ref().is_some_and(|d| d.valid()))
     }
     fn seek_to_first(&mut self) {
+        self.deferred = false;
         self.index.seek_to_first();
+        if self.defer_at_index(None) {
+            return;
+        }
         self.init_data();
         if let Some(d) = &mut self.data {
             d.seek_to_first();
@@ -548,6 +716,7 @@ impl InternalIterator for TableIter {
         self.skip_forward();
     }
     fn seek_to_last(&mut self) {
+        self.deferred = false;
         self.index.seek_to_last();
         self.init_data();
         if let Some(d) = &mut self.data {
@@ -556,7 +725,11 @@ impl InternalIterator for TableIter {
         self.skip_backward();
     }
     fn seek(&mut self, target: &[u8]) {
+        self.deferred = false;
         self.index.seek(target);
+        if self.defer_at_index(Some(target)) {
+            return;
+        }
         self.init_data();
         if let Some(d) = &mut self.data {
             d.seek(target);
@@ -564,22 +737,51 @@ impl InternalIterator for TableIter {
         self.skip_forward();
     }
     fn next(&mut self) {
+        if self.deferred {
+            if self.deferred_entries == 1 {
+                // The block holds only the entry passed: on to the next block, unread.
+                self.deferred = false;
+                self.data = None;
+                self.index.next();
+                if !self.defer_at_index(None) {
+                    self.init_data();
+                    if let Some(d) = &mut self.data {
+                        d.seek_to_first();
+                    }
+                }
+                self.skip_forward();
+                return;
+            }
+            self.undefer();
+        }
         if let Some(d) = &mut self.data {
             d.next();
         }
         self.skip_forward();
     }
     fn prev(&mut self) {
+        self.undefer();
         if let Some(d) = &mut self.data {
             d.prev();
         }
         self.skip_backward();
     }
     fn key(&self) -> &[u8] {
+        if self.deferred {
+            return &self.deferred_key;
+        }
         self.data.as_ref().map_or(&[], |d| d.key())
     }
     fn value(&self) -> &[u8] {
+        debug_assert!(
+            !self.deferred,
+            "value() of a deferred entry: prepare_value() first"
+        );
         self.data.as_ref().map_or(&[], |d| d.value())
+    }
+    fn prepare_value(&mut self) -> bool {
+        self.undefer();
+        self.valid()
     }
     fn status(&self) -> Result<()> {
         if let Some(e) = &self.err {
@@ -587,8 +789,8 @@ impl InternalIterator for TableIter {
         }
         self.index.status()?;
         match &self.data {
-            Some(d) => d.status(),
-            None => Ok(()),
+            Some(d) if !self.deferred => d.status(),
+            _ => Ok(()),
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::key::{
     compare_internal, lookup_key, make_internal_key, user_key, InternalKey, ValueKind,
 };
 use crate::stats::{HistogramKind, Statistics, Ticker};
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -82,11 +83,19 @@ fn model_get(m: &Model, lookup: &[u8]) -> TableGet {
     }
 }
 
+/// The current entry, its value read first (a deferred entry's block is read here); `None` if
+/// that failed.
+fn entry(it: &mut dyn InternalIterator) -> Option<(Vec<u8>, Vec<u8>)> {
+    let key = it.key().to_vec();
+    it.prepare_value().then(|| (key, it.value().to_vec()))
+}
+
 fn scan_forward(it: &mut dyn InternalIterator) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
     it.seek_to_first();
     while it.valid() {
-        out.push((it.key().to_vec(), it.value().to_vec()));
+        let Some(e) = entry(it) else { break };
+        out.push(e);
         it.next();
     }
     out
@@ -96,7 +105,8 @@ fn scan_backward(it: &mut dyn InternalIterator) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
     it.seek_to_last();
     while it.valid() {
-        out.push((it.key().to_vec(), it.value().to_vec()));
+        let Some(e) = entry(it) else { break };
+        out.push(e);
         it.prev();
     }
     out.reverse();
@@ -220,8 +230,7 @@ fn seek_lands_on_first_entry_at_or_after_target_and_steps_both_ways() {
             None => assert!(!it.valid()),
             Some(i) => {
                 assert!(it.valid());
-                assert_eq!(it.key(), &want[i].0[..]);
-                assert_eq!(it.value(), &want[i].1[..]);
+                assert_eq!(entry(it.as_mut()).unwrap(), want[i]);
                 it.prev();
                 if i == 0 {
                     assert!(!it.valid());
@@ -239,6 +248,100 @@ fn seek_lands_on_first_entry_at_or_after_target_and_steps_both_ways() {
         }
         it.status().unwrap();
     }
+}
+
+/// The format version in a table's footer.
+fn table_version(env: &Env, path: &Path) -> u32 {
+    let bytes = env.fs.read_file(path).unwrap();
+    footer::Footer::decode(&bytes[bytes.len() - footer::FOOTER_LEN..])
+        .unwrap()
+        .version
+}
+
+/// Large values (one entry per block) give a format-2 table, whose user iterators stand at a
+/// block's first key without reading the block; small values give format 1.
+#[test]
+fn seeks_in_one_entry_blocks_read_only_the_values_handed_out() {
+    let mut big = Model::new();
+    for i in 0..40u32 {
+        let k = make_internal_key(format!("key{:04}", i * 2).as_bytes(), 5, ValueKind::Value);
+        big.insert(InternalKey(k), vec![i as u8; 300]);
+    }
+    let want = entries(&big);
+    let env = Env::new(Arc::new(MemFs::new()));
+    let version = |path: &Path| table_version(&env, path);
+    let path = PathBuf::from("/big.sst");
+    let s = build(&env, &path, &big, opts(256, 16, Compression::None));
+    assert_eq!(s.properties.num_data_blocks, 40);
+    assert_eq!(version(&path), footer::FORMAT_FIRST_KEY_INDEX);
+    let small_path = PathBuf::from("/small.sst");
+    build(
+        &env,
+        &small_path,
+        &model(100),
+        opts(256, 16, Compression::None),
+    );
+    assert_eq!(version(&small_path), footer::FORMAT_PLAIN_INDEX);
+
+    let stats = Arc::new(Statistics::new());
+    let f = env.open_random(&path).unwrap();
+    let t = Arc::new(TableReader::open(f, path.clone(), 7, None, stats.clone()).unwrap());
+    let read = || stats.ticker(Ticker::GetReadBytes);
+    let mut it = t.iter(IoCategory::UserRead, BlockFetch::Cached);
+    for (i, (k, v)) in want.iter().enumerate() {
+        // A target between two keys, and the key itself: both land on a block's first key.
+        let before = match i {
+            0 => lookup_key(b"a", 9),
+            _ => lookup_key(format!("key{:04}", i * 2 - 1).as_bytes(), 9),
+        };
+        for target in [before, k.clone()] {
+            let n = read();
+            it.seek(&target);
+            assert_eq!(it.key(), &k[..]);
+            assert_eq!(read(), n, "seek {i} read a block");
+            // Stepping past unread one-entry blocks reads nothing either.
+            it.next();
+            match want.get(i + 1) {
+                Some(e) => assert_eq!(it.key(), &e.0[..]),
+                None => assert!(!it.valid()),
+            }
+            assert_eq!(read(), n, "next {i} read a block");
+        }
+        let n = read();
+        it.seek(k);
+        assert!(it.prepare_value());
+        assert_eq!(it.value(), &v[..]);
+        assert!(read() > n, "the value's block was not read");
+    }
+    // A sequential reader reads every block it passes.
+    let mut seq = t.iter(IoCategory::UserRead, BlockFetch::SEQUENTIAL);
+    assert_eq!(scan_forward(seq.as_mut()), want);
+
+    // Two entries a block (format 2 still): a step from an unread first entry must read the
+    // block for the second.
+    let pairs: Model = big.keys().map(|k| (k.clone(), vec![7u8; 130])).collect();
+    let path = PathBuf::from("/pairs.sst");
+    let s = build(&env, &path, &pairs, opts(256, 16, Compression::None));
+    assert_eq!(s.properties.num_data_blocks, 20);
+    assert_eq!(version(&path), footer::FORMAT_FIRST_KEY_INDEX);
+    let t = open(&env, &path, None).unwrap();
+    assert_eq!(
+        key_walk(&t),
+        big.keys().map(|k| k.0.clone()).collect::<Vec<_>>()
+    );
+}
+
+/// The keys a user iterator passes from the first, no value read.
+fn key_walk(t: &Arc<TableReader>) -> Vec<Vec<u8>> {
+    let mut it = t.iter(IoCategory::UserRead, BlockFetch::Cached);
+    let mut keys = Vec::new();
+    it.seek_to_first();
+    while it.valid() {
+        keys.push(it.key().to_vec());
+        it.next();
+    }
+    it.status().unwrap();
+    keys
 }
 
 #[test]
@@ -409,22 +512,46 @@ fn check_correct_or_corrupt(env: &Env, path: &Path, m: &Model, probes: &[Vec<u8>
             assert_eq!(back[..], want[want.len() - back.len()..]);
         }
     }
+    // A user iterator, whose positions a format-2 table may take from its index: every entry
+    // it hands out is the model's, up to the first error.
+    let mut it = t.iter(IoCategory::UserRead, BlockFetch::Cached);
+    for l in probes {
+        it.seek(l);
+        let mut at = want.partition_point(|(k, _)| compare_internal(k, l) == Ordering::Less);
+        while it.valid() && at < want.len() {
+            let Some(e) = entry(it.as_mut()) else { break };
+            assert_eq!(e, want[at]);
+            it.next();
+            at += 1;
+        }
+        match it.status() {
+            Ok(()) => assert_eq!(it.valid(), at < want.len()),
+            Err(e) => assert!(e.is_corruption(), "iter: {e}"),
+        }
+    }
 }
 
 #[test]
 fn every_bit_flip_gives_correct_data_or_corruption() {
     let m = model(12);
     let probes = lookups(&m);
-    for (c, step) in [
-        (Compression::None, 1),
-        (Compression::Lz4, 3),
-        (Compression::Zstd, 3),
+    // 128-byte blocks: format 2 (one or two entries a block); 400-byte blocks: format 1.
+    for (c, step, block_size) in [
+        (Compression::None, 1, 128),
+        (Compression::Lz4, 3, 128),
+        (Compression::Zstd, 3, 128),
+        (Compression::None, 2, 400),
     ] {
         let fs = MemFs::new();
         let env = Env::new(Arc::new(fs.clone()));
         let path = PathBuf::from("/f.sst");
-        let s = build(&env, &path, &m, opts(128, 2, c));
+        let s = build(&env, &path, &m, opts(block_size, 2, c));
         assert!(s.properties.num_data_blocks >= 3);
+        let format = match block_size {
+            128 => footer::FORMAT_FIRST_KEY_INDEX,
+            _ => footer::FORMAT_PLAIN_INDEX,
+        };
+        assert_eq!(table_version(&env, &path), format);
         check_correct_or_corrupt(&env, &path, &m, &probes);
         let mut n = 0;
         for bitpos in (0..s.file_size as usize * 8).step_by(step) {
@@ -435,6 +562,74 @@ fn every_bit_flip_gives_correct_data_or_corruption() {
             n += 1;
         }
         assert!(n > 1000, "{c:?}: only {n} flips");
+    }
+}
+
+/// A format-2 index whose entry names another first key (or count) than its block holds, under
+/// a valid checksum: `verify_index` (what `lsmlab check` runs) names the block, and a user
+/// iterator that stood there from the index fails with `Corruption` when it reads the block.
+#[test]
+fn index_first_keys_that_lie_are_corruption() {
+    let mut m = Model::new();
+    for i in 0..12u32 {
+        let k = make_internal_key(format!("key{i:04}").as_bytes(), 5, ValueKind::Value);
+        m.insert(InternalKey(k), vec![b'v'; 300]);
+    }
+    let want = entries(&m);
+    let env = Env::new(Arc::new(MemFs::new()));
+    let src = PathBuf::from("/src.sst");
+    build(&env, &src, &m, opts(256, 16, Compression::None));
+    assert_eq!(table_version(&env, &src), footer::FORMAT_FIRST_KEY_INDEX);
+    let bytes = env.fs.read_file(&src).unwrap();
+    let foot = footer::Footer::decode(&bytes[bytes.len() - footer::FOOTER_LEN..]).unwrap();
+    let t = open(&env, &src, None).unwrap();
+    t.verify_index().unwrap();
+    let index = t.index_entries().unwrap();
+    // Block 3's entry names block 4's first key; then, separately, a count of 2.
+    for lie in 0..2 {
+        let mut b = block::BlockBuilder::new(1);
+        for (i, e) in index.iter().enumerate() {
+            let (n, first) = e.first.clone().unwrap();
+            let (n, first) = match (i, lie) {
+                (3, 0) => (n, want[4].0.clone()),
+                (3, _) => (2, first),
+                _ => (n, first),
+            };
+            let mut v = Vec::new();
+            footer::IndexValue::encode(e.handle, n, &first, &mut v);
+            b.add(&e.separator, &v);
+        }
+        let new_index = b.finish().to_vec();
+        let mut out = bytes[..foot.index.offset as usize].to_vec();
+        out.extend_from_slice(&new_index);
+        out.push(footer::NO_COMPRESSION);
+        let crc = footer::block_crc(&new_index, footer::NO_COMPRESSION);
+        out.extend_from_slice(&crc.to_le_bytes());
+        let f = footer::Footer {
+            index: footer::BlockHandle {
+                offset: foot.index.offset,
+                size: new_index.len() as u64,
+            },
+            ..foot
+        };
+        out.extend_from_slice(&f.encode());
+        let path = PathBuf::from(format!("/lie{lie}.sst"));
+        let mut file = env.create(&path, IoCategory::Other).unwrap();
+        file.append(&out).unwrap();
+        drop(file);
+        let t = open(&env, &path, None).unwrap();
+        match t.verify_index() {
+            Err(Error::Corruption { offset, .. }) => assert_eq!(offset, index[3].handle.offset),
+            other => panic!("lie {lie}: {other:?}"),
+        }
+        if lie == 0 {
+            let mut it = t.iter(IoCategory::UserRead, BlockFetch::Cached);
+            it.seek(&want[3].0);
+            assert!(it.valid());
+            assert!(!it.prepare_value());
+            assert!(!it.valid());
+            assert!(it.status().unwrap_err().is_corruption());
+        }
     }
 }
 
@@ -505,7 +700,10 @@ fn block_handles(bytes: &[u8]) -> Vec<footer::BlockHandle> {
     let mut out = vec![f.index, f.properties];
     it.seek_to_first();
     while it.valid() {
-        out.push(footer::BlockHandle::decode_varint(it.value()).unwrap());
+        out.push(match f.version {
+            footer::FORMAT_PLAIN_INDEX => footer::BlockHandle::decode_varint(it.value()).unwrap(),
+            _ => footer::IndexValue::decode(it.value()).unwrap().handle,
+        });
         it.next();
     }
     out
@@ -538,6 +736,22 @@ fn check_no_panic(env: &Env, path: &Path, probes: &[Vec<u8>]) {
     if let Err(e) = it.status() {
         assert!(e.is_corruption(), "iter: {e}");
     }
+    let mut it = t.iter(IoCategory::UserRead, BlockFetch::Cached);
+    for l in probes.iter().step_by(3) {
+        it.seek(l);
+        for _ in 0..3 {
+            if !it.valid() || entry(it.as_mut()).is_none() {
+                break;
+            }
+            it.next();
+        }
+        if it.valid() {
+            it.prev();
+        }
+    }
+    if let Err(e) = it.status() {
+        assert!(e.is_corruption(), "iter: {e}");
+    }
 }
 
 #[test]
@@ -546,10 +760,22 @@ fn decoders_survive_damaged_blocks_with_valid_checksums() {
     // with a matching CRC makes the block, index, properties and decompression code see them.
     let m = model(10);
     let probes = lookups(&m);
-    for c in [Compression::None, Compression::Lz4, Compression::Zstd] {
+    // 128-byte blocks hold one or two entries (format 2, first keys in the index); 700-byte
+    // blocks hold many (format 1).
+    for (c, block_size) in [
+        (Compression::None, 128),
+        (Compression::Lz4, 128),
+        (Compression::Zstd, 128),
+        (Compression::None, 700),
+    ] {
         let env = Env::new(Arc::new(MemFs::new()));
         let src = PathBuf::from("/src.sst");
-        build(&env, &src, &m, opts(128, 2, c));
+        build(&env, &src, &m, opts(block_size, 2, c));
+        let format = match block_size {
+            128 => footer::FORMAT_FIRST_KEY_INDEX,
+            _ => footer::FORMAT_PLAIN_INDEX,
+        };
+        assert_eq!(table_version(&env, &src), format);
         let bytes = env.fs.read_file(&src).unwrap();
         let path = PathBuf::from("/crafted.sst");
         let write = |data: &[u8]| {
@@ -670,6 +896,10 @@ mod randomized {
             let mut it = t.iter(IoCategory::UserRead, BlockFetch::SEQUENTIAL);
             prop_assert_eq!(scan_forward(it.as_mut()), want.clone());
             prop_assert_eq!(scan_backward(it.as_mut()), want.clone());
+            let mut cached = t.iter(IoCategory::UserRead, BlockFetch::Cached);
+            prop_assert_eq!(key_walk(&t), want.iter().map(|e| e.0.clone()).collect::<Vec<_>>());
+            prop_assert_eq!(scan_forward(cached.as_mut()), want.clone());
+            prop_assert_eq!(scan_backward(cached.as_mut()), want.clone());
             for (u, seq) in probes {
                 let l = lookup_key(&u, seq);
                 prop_assert_eq!(t.get(&l, IoCategory::UserRead).unwrap(), model_get(&m, &l));
@@ -679,6 +909,26 @@ mod randomized {
                     None => prop_assert!(!it.valid()),
                     Some(i) => prop_assert_eq!(it.key(), &want[i].0[..]),
                 }
+                // The user iterator: keys (deferred or not) and values for a few steps forward,
+                // then one back.
+                cached.seek(&l);
+                let from = pos.unwrap_or(want.len());
+                for (step, w) in want[from..].iter().take(3).enumerate() {
+                    prop_assert!(cached.valid());
+                    prop_assert_eq!(cached.key(), &w.0[..]);
+                    if step != 1 {
+                        // The middle step passes its entry unread.
+                        prop_assert_eq!(entry(cached.as_mut()), Some(w.clone()));
+                    }
+                    cached.next();
+                }
+                if from + 3 >= want.len() {
+                    prop_assert!(!cached.valid());
+                } else {
+                    cached.prev();
+                    prop_assert_eq!(entry(cached.as_mut()), Some(want[from + 2].clone()));
+                }
+                cached.status().unwrap();
             }
             for (k, _) in &want {
                 let p = crate::key::parse_internal_key(k).unwrap();
