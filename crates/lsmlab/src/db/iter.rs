@@ -187,12 +187,15 @@ impl DbIterator {
             }
             self.iter.prev();
         }
+        // A read that failed part way (a step back, or a value's block) must not hand out the
+        // version gathered so far: an older one, or an empty value.
+        if let Err(e) = self.iter.status() {
+            self.key.clear();
+            return self.fail(e);
+        }
         if kind == ValueKind::Deletion {
             self.valid = false;
             self.key.clear();
-            if let Err(e) = self.iter.status() {
-                self.fail(e);
-            }
             return;
         }
         let value = match kind {

@@ -44,6 +44,11 @@ const MAX_CUT_BYTES: usize = 256 << 20;
 /// would gain (RocksDB's `kBinarySearchWithFirstKey` index, which it leaves to the user).
 const FIRST_KEY_INDEX_MAX_ENTRIES_PER_BLOCK: u64 = 2;
 
+/// ... and whose blocks' first keys come to at most 1/8 of its data bytes: with keys as large
+/// as the values (1 KiB each, say) the first keys would make the index, which stays in memory,
+/// a quarter of the data. With 16-byte keys and 2 KiB values they are ~0.6 %.
+const FIRST_KEY_INDEX_MAX_SHARE_OF_DATA: u64 = 8;
+
 /// Writes one table.
 pub struct TableBuilder {
     file: CountedWritable,
@@ -64,6 +69,8 @@ pub struct TableBuilder {
     /// First key and entry count of the block being filled.
     block_first: Vec<u8>,
     block_entries: u32,
+    /// Bytes of the first keys of the blocks written.
+    first_key_bytes: u64,
     last_key: Vec<u8>,
     smallest: Vec<u8>,
     hashes: Vec<u64>,
@@ -94,6 +101,7 @@ impl TableBuilder {
             pending_entries: 0,
             block_first: Vec::new(),
             block_entries: 0,
+            first_key_bytes: 0,
             last_key: Vec::new(),
             smallest: Vec::new(),
             hashes: Vec::new(),
@@ -266,7 +274,9 @@ impl TableBuilder {
     /// ([`FIRST_KEY_INDEX_MAX_ENTRIES_PER_BLOCK`]).
     fn first_key_index(&self) -> bool {
         let blocks = self.props.num_data_blocks;
-        blocks > 0 && self.props.num_entries <= FIRST_KEY_INDEX_MAX_ENTRIES_PER_BLOCK * blocks
+        blocks > 0
+            && self.props.num_entries <= FIRST_KEY_INDEX_MAX_ENTRIES_PER_BLOCK * blocks
+            && self.first_key_bytes * FIRST_KEY_INDEX_MAX_SHARE_OF_DATA <= self.props.data_size
     }
 
     /// Bytes of the index the table would keep if finished now.
@@ -306,6 +316,7 @@ impl TableBuilder {
         self.props.num_data_blocks += 1;
         self.pending = Some(h);
         std::mem::swap(&mut self.pending_first, &mut self.block_first);
+        self.first_key_bytes += self.pending_first.len() as u64;
         self.pending_entries = self.block_entries;
         Ok(())
     }

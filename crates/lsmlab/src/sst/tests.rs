@@ -54,6 +54,25 @@ fn model(n: u32) -> Model {
     m
 }
 
+/// [`model`] with each value grown to ~200 bytes of incompressible bytes: with 128-byte blocks
+/// every block holds one entry and its key is a small share of it, so tables are of format 2
+/// with or without compression.
+fn wide_model(n: u32) -> Model {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    model(n)
+        .into_iter()
+        .map(|(k, mut v)| {
+            if !v.is_empty() {
+                while v.len() < 200 {
+                    x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    v.push((x >> 56) as u8);
+                }
+            }
+            (k, v)
+        })
+        .collect()
+}
+
 fn build(env: &Env, path: &Path, m: &Model, o: TableOptions) -> TableSummary {
     let f = env.create(path, IoCategory::Flush).unwrap();
     let mut b = TableBuilder::new(f, path.to_path_buf(), o);
@@ -282,6 +301,26 @@ fn seeks_in_one_entry_blocks_read_only_the_values_handed_out() {
         opts(256, 16, Compression::None),
     );
     assert_eq!(version(&small_path), footer::FORMAT_PLAIN_INDEX);
+    // One entry a block too, but keys as large as the values: their copies in the index would
+    // be half the data, so format 1.
+    let big_keys: Model = (0..20u32)
+        .map(|i| {
+            let u = format!("{i:0300}");
+            (
+                InternalKey(make_internal_key(u.as_bytes(), 5, ValueKind::Value)),
+                vec![1u8; 300],
+            )
+        })
+        .collect();
+    let big_keys_path = PathBuf::from("/big_keys.sst");
+    let s = build(
+        &env,
+        &big_keys_path,
+        &big_keys,
+        opts(256, 16, Compression::None),
+    );
+    assert_eq!(s.properties.num_data_blocks, 20);
+    assert_eq!(version(&big_keys_path), footer::FORMAT_PLAIN_INDEX);
 
     let stats = Arc::new(Statistics::new());
     let f = env.open_random(&path).unwrap();
@@ -533,15 +572,19 @@ fn check_correct_or_corrupt(env: &Env, path: &Path, m: &Model, probes: &[Vec<u8>
 
 #[test]
 fn every_bit_flip_gives_correct_data_or_corruption() {
-    let m = model(12);
-    let probes = lookups(&m);
-    // 128-byte blocks: format 2 (one or two entries a block); 400-byte blocks: format 1.
+    // Wide values in 128-byte blocks: format 2 (one entry a block); small values in 400-byte
+    // blocks: format 1.
     for (c, step, block_size) in [
-        (Compression::None, 1, 128),
+        (Compression::None, 2, 128),
         (Compression::Lz4, 3, 128),
         (Compression::Zstd, 3, 128),
-        (Compression::None, 2, 400),
+        (Compression::None, 1, 400),
     ] {
+        let m = match block_size {
+            128 => wide_model(8),
+            _ => model(12),
+        };
+        let probes = lookups(&m);
         let fs = MemFs::new();
         let env = Env::new(Arc::new(fs.clone()));
         let path = PathBuf::from("/f.sst");
@@ -758,16 +801,19 @@ fn check_no_panic(env: &Env, path: &Path, probes: &[Vec<u8>]) {
 fn decoders_survive_damaged_blocks_with_valid_checksums() {
     // The checksum hides almost every flip from the decoders; re-sealing each damaged block
     // with a matching CRC makes the block, index, properties and decompression code see them.
-    let m = model(10);
-    let probes = lookups(&m);
-    // 128-byte blocks hold one or two entries (format 2, first keys in the index); 700-byte
-    // blocks hold many (format 1).
+    // Wide values in 128-byte blocks: one entry a block (format 2, first keys in the index);
+    // small values in 700-byte blocks: many (format 1).
     for (c, block_size) in [
         (Compression::None, 128),
         (Compression::Lz4, 128),
         (Compression::Zstd, 128),
         (Compression::None, 700),
     ] {
+        let m = match block_size {
+            128 => wide_model(5),
+            _ => model(10),
+        };
+        let probes = lookups(&m);
         let env = Env::new(Arc::new(MemFs::new()));
         let src = PathBuf::from("/src.sst");
         build(&env, &src, &m, opts(block_size, 2, c));
