@@ -631,6 +631,16 @@ impl TableIter {
         true
     }
 
+    /// True if this iterator defers and the block the index cursor points at holds one entry.
+    fn sole_entry_here(&self) -> bool {
+        self.defer
+            && self.index.valid()
+            && matches!(
+                self.table.decode_index_value(self.index.value()),
+                Ok((_, Some((1, _))))
+            )
+    }
+
     /// Reads the block of a deferred position and stands at its first entry, which must be
     /// the key the index gave.
     fn undefer(&mut self) {
@@ -736,6 +746,21 @@ impl InternalIterator for TableIter {
         self.deferred = false;
         self.index.seek(target);
         if self.defer_at_index(Some(target)) {
+            return;
+        }
+        if self.sole_entry_here() {
+            // The block's one entry is below the target (which lies between it and the index
+            // separator, or past the table's last key): the answer is the next block's first
+            // entry, and this block need not be read.
+            self.data = None;
+            self.index.next();
+            if !self.defer_at_index(None) {
+                self.init_data();
+                if let Some(d) = &mut self.data {
+                    d.seek_to_first();
+                }
+            }
+            self.skip_forward();
             return;
         }
         self.init_data();

@@ -352,9 +352,48 @@ fn seeks_in_one_entry_blocks_read_only_the_values_handed_out() {
         assert_eq!(it.value(), &v[..]);
         assert!(read() > n, "the value's block was not read");
     }
+    // Past the last key (below the index's last separator): invalid, nothing read.
+    let n = read();
+    it.seek(&lookup_key(b"key0079", 9));
+    assert!(!it.valid());
+    it.status().unwrap();
+    assert_eq!(read(), n);
     // A sequential reader reads every block it passes.
     let mut seq = t.iter(IoCategory::UserRead, BlockFetch::SEQUENTIAL);
     assert_eq!(scan_forward(seq.as_mut()), want);
+
+    // Keys 20 apart get short separators (`key001` between `key0000` and `key0020`): a target
+    // between a key and its separator lands on that key's block, whose one entry is below it,
+    // and goes on to the next block's first key, reading neither.
+    let sparse: Model = (0..10u32)
+        .map(|i| {
+            let k = make_internal_key(format!("key{:04}", i * 20).as_bytes(), 5, ValueKind::Value);
+            (InternalKey(k), vec![3u8; 300])
+        })
+        .collect();
+    let path = PathBuf::from("/sparse.sst");
+    build(&env, &path, &sparse, opts(256, 16, Compression::None));
+    let stats = Arc::new(Statistics::new());
+    let f = env.open_random(&path).unwrap();
+    let t = Arc::new(TableReader::open(f, path.clone(), 8, None, stats.clone()).unwrap());
+    assert!(t
+        .index_entries()
+        .unwrap()
+        .iter()
+        .any(|e| user_key(&e.separator) == b"key001"));
+    let mut it = t.iter(IoCategory::UserRead, BlockFetch::Cached);
+    for i in 0..10u32 {
+        it.seek(&lookup_key(format!("key{:04}", i * 20 + 5).as_bytes(), 9));
+        match i {
+            9 => assert!(!it.valid()),
+            _ => assert_eq!(
+                user_key(it.key()),
+                format!("key{:04}", (i + 1) * 20).as_bytes()
+            ),
+        }
+    }
+    it.status().unwrap();
+    assert_eq!(stats.ticker(Ticker::GetReadBytes), 0);
 
     // Two entries a block (format 2 still): a step from an unread first entry must read the
     // block for the second.
