@@ -120,6 +120,7 @@ fn table(env: &Env, path: &Path, limit: u64, out: &mut String) -> lsmlab::Result
     let _ = writeln!(out, "index:");
     for e in t.index_entries()? {
         let first = match &e.first {
+            Some((1, k)) => format!(", 1 entry: {}", internal(k)),
             Some((n, k)) => format!(", {n} entries from {}", internal(k)),
             None => String::new(),
         };

@@ -696,14 +696,28 @@ impl TableIter {
     fn skip_forward(&mut self) {
         while !self.settled() {
             self.index.next();
-            if self.defer_at_index(None) {
-                continue;
-            }
+            self.enter_block();
+        }
+    }
+
+    /// Stands at the first entry of the block the index cursor points at: deferred if this
+    /// iterator defers, else read.
+    fn enter_block(&mut self) {
+        if !self.defer_at_index(None) {
             self.init_data();
             if let Some(d) = &mut self.data {
                 d.seek_to_first();
             }
         }
+    }
+
+    /// Leaves the block the index cursor points at, unread, for the next one's first entry.
+    fn skip_block(&mut self) {
+        self.deferred = false;
+        self.data = None;
+        self.index.next();
+        self.enter_block();
+        self.skip_forward();
     }
 
     fn skip_backward(&mut self) {
@@ -724,13 +738,7 @@ impl InternalIterator for TableIter {
     fn seek_to_first(&mut self) {
         self.deferred = false;
         self.index.seek_to_first();
-        if self.defer_at_index(None) {
-            return;
-        }
-        self.init_data();
-        if let Some(d) = &mut self.data {
-            d.seek_to_first();
-        }
+        self.enter_block();
         self.skip_forward();
     }
     fn seek_to_last(&mut self) {
@@ -752,16 +760,7 @@ impl InternalIterator for TableIter {
             // The block's one entry is below the target (which lies between it and the index
             // separator, or past the table's last key): the answer is the next block's first
             // entry, and this block need not be read.
-            self.data = None;
-            self.index.next();
-            if !self.defer_at_index(None) {
-                self.init_data();
-                if let Some(d) = &mut self.data {
-                    d.seek_to_first();
-                }
-            }
-            self.skip_forward();
-            return;
+            return self.skip_block();
         }
         self.init_data();
         if let Some(d) = &mut self.data {
@@ -773,17 +772,7 @@ impl InternalIterator for TableIter {
         if self.deferred {
             if self.deferred_entries == 1 {
                 // The block holds only the entry passed: on to the next block, unread.
-                self.deferred = false;
-                self.data = None;
-                self.index.next();
-                if !self.defer_at_index(None) {
-                    self.init_data();
-                    if let Some(d) = &mut self.data {
-                        d.seek_to_first();
-                    }
-                }
-                self.skip_forward();
-                return;
+                return self.skip_block();
             }
             self.undefer();
         }
