@@ -544,6 +544,16 @@ impl TableReader {
     }
 }
 
+/// What [`TableIter::defer_at_index`] found at the index cursor.
+enum AtIndex {
+    /// Positioned, deferred, at the block's first entry; or failed on an unreadable entry.
+    Settled,
+    /// The block's first entry is below the seek target; `sole_entry`: it is the only one.
+    Below { sole_entry: bool },
+    /// Not deferred (format 1, a sequential reader, or no index entry): read the block.
+    Read,
+}
+
 /// The two-level iterator: an index cursor choosing data blocks, a block cursor within one.
 ///
 /// In a table of format 2 a user iterator (`BlockFetch::Cached`) may stand at a block's first
@@ -606,39 +616,32 @@ impl TableIter {
     }
 
     /// Stands, deferred, at the first entry of the block the index cursor points at, if this
-    /// iterator defers and that entry is at or after `target` (when given). True if it did, or
-    /// if the index entry was unreadable (then failed).
-    fn defer_at_index(&mut self, target: Option<&[u8]>) -> bool {
+    /// iterator defers and that entry is at or after `target` (when given); one decoding of
+    /// the index entry tells the caller what else it needs (see [`AtIndex`]).
+    fn defer_at_index(&mut self, target: Option<&[u8]>) -> AtIndex {
         if !self.defer || !self.index.valid() {
-            return false;
+            return AtIndex::Read;
         }
         match self.table.decode_index_value(self.index.value()) {
             Ok((_, Some((entries, first)))) => {
                 if target.is_some_and(|t| compare_internal(first, t) == std::cmp::Ordering::Less) {
-                    return false;
+                    return AtIndex::Below {
+                        sole_entry: entries == 1,
+                    };
                 }
                 self.deferred_key.clear();
                 self.deferred_key.extend_from_slice(first);
                 self.deferred_entries = entries;
                 self.deferred = true;
+                AtIndex::Settled
             }
-            Ok((_, None)) => return false,
+            Ok((_, None)) => AtIndex::Read,
             Err(e) => {
                 self.err = Some(e);
                 self.data = None;
+                AtIndex::Settled
             }
         }
-        true
-    }
-
-    /// True if this iterator defers and the block the index cursor points at holds one entry.
-    fn sole_entry_here(&self) -> bool {
-        self.defer
-            && self.index.valid()
-            && matches!(
-                self.table.decode_index_value(self.index.value()),
-                Ok((_, Some((1, _))))
-            )
     }
 
     /// Reads the block of a deferred position and stands at its first entry, which must be
@@ -703,7 +706,7 @@ impl TableIter {
     /// Stands at the first entry of the block the index cursor points at: deferred if this
     /// iterator defers, else read.
     fn enter_block(&mut self) {
-        if !self.defer_at_index(None) {
+        if let AtIndex::Read = self.defer_at_index(None) {
             self.init_data();
             if let Some(d) = &mut self.data {
                 d.seek_to_first();
@@ -753,14 +756,13 @@ impl InternalIterator for TableIter {
     fn seek(&mut self, target: &[u8]) {
         self.deferred = false;
         self.index.seek(target);
-        if self.defer_at_index(Some(target)) {
-            return;
-        }
-        if self.sole_entry_here() {
+        match self.defer_at_index(Some(target)) {
+            AtIndex::Settled => return,
             // The block's one entry is below the target (which lies between it and the index
             // separator, or past the table's last key): the answer is the next block's first
             // entry, and this block need not be read.
-            return self.skip_block();
+            AtIndex::Below { sole_entry: true } => return self.skip_block(),
+            AtIndex::Below { sole_entry: false } | AtIndex::Read => {}
         }
         self.init_data();
         if let Some(d) = &mut self.data {
