@@ -8,8 +8,9 @@ each repetition) on a fresh database, one process per run with all of its benchm
 db_bench runs them. Prints, per configuration and benchmark, the median ops/sec of each engine,
 the ratio of the medians, the median P99 (µs, from `--histogram=1`) and the median peak RSS
 (MiB, from GNU time). Run it on a quiet machine after `cargo build --release`: nothing else may
-build or run meanwhile (2 cores here). Binaries: $LSMLAB (target/release/lsmlab), $DBBENCH
-(../shared/tools/db_bench-release), $LEVELDB (../shared/tools/leveldb_db_bench).
+build or run meanwhile (2 cores here). Binaries: $LSMLAB (default target/release/lsmlab), $DBBENCH
+(a release build of RocksDB's db_bench; required) and $LEVELDB (LevelDB 1.23's db_bench; without
+it the LevelDB cells run lsmlab and RocksDB only).
 
 Every engine runs without compression (lsmlab has no Snappy; db_bench's default is Snappy) and
 with Bloom filters of 10 bits/key; otherwise each engine keeps db_bench's defaults (64 MiB write
@@ -26,7 +27,6 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SHARED = os.path.join(ROOT, "..", "shared", "tools")
 
 BENCHES = "fillrandom,overwrite,readrandom,readwhilewriting,seekrandom,readmissing"
 COMMON = ["--key_size=16", "--bloom_bits=10", "--compression_type=none", "--histogram=1"]
@@ -83,8 +83,8 @@ def binary(engine):
     if engine == "lsmlab":
         return [os.environ.get("LSMLAB", os.path.join(ROOT, "target", "release", "lsmlab")), "bench"]
     if engine == "rocksdb":
-        return [os.environ.get("DBBENCH", os.path.join(SHARED, "db_bench-release"))]
-    return [os.environ.get("LEVELDB", os.path.join(SHARED, "leveldb_db_bench"))]
+        return [os.environ["DBBENCH"]]
+    return [os.environ["LEVELDB"]]
 
 
 SUMMARY = re.compile(r"^(\w+)\s+:\s+([\d.]+) micros/op(?: (\d+) ops/sec)?")
@@ -174,12 +174,19 @@ def main():
     a = ap.parse_args()
     if a.reps < 1:
         sys.exit("--reps: at least 1")
+    if not os.access(os.environ.get("DBBENCH", ""), os.X_OK):
+        sys.exit("DBBENCH: set it to a release build of RocksDB's db_bench (an executable file)")
+    has_leveldb = os.access(os.environ.get("LEVELDB", ""), os.X_OK)
+    if not has_leveldb:
+        print("LEVELDB not set to an executable: the LevelDB cells run lsmlab and RocksDB only",
+              file=sys.stderr)
     work = tempfile.mkdtemp(prefix="perf-suite-")
     rows = []
     try:
         for name, flags, benches, engines in CONFIGS:
             if not re.search(a.only, name):
                 continue
+            engines = [e for e in engines if e != "leveldb" or has_leveldb]
             got = {e: [] for e in engines}
             for rep in range(a.reps):
                 order = engines[rep % len(engines):] + engines[:rep % len(engines)]

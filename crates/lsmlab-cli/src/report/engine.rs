@@ -1,7 +1,7 @@
 //! The lsmlab block: what db_bench does not tell, computed from the engine's tickers, I/O
 //! counters and properties between two snapshots (the start and the end of one benchmark).
 //!
-//! Definitions (DESIGN.md "Metrics"):
+//! Definitions (docs/metrics.md):
 //! - write amplification = bytes the engine wrote to tables and blob files (flush + compaction +
 //!   blob + GC + float-up) / user bytes written (key + value); the WAL-inclusive variant adds WAL
 //!   bytes;

@@ -159,7 +159,7 @@ impl IoCategory {
     }
 }
 
-/// Page size of the device-time model (DESIGN.md: 8 KiB pages).
+/// Page size of the device-time model (docs/metrics.md: 8 KiB pages).
 pub const PAGE_SIZE: u64 = 8 * 1024;
 
 /// Bytes and pages moved, per category.
