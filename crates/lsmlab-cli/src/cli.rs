@@ -60,6 +60,10 @@ pub enum Command {
         /// Where the merged results go.
         #[arg(long, short)]
         out: PathBuf,
+        /// Merge even when runs of the plan are missing (they are named, and listed in
+        /// merge.json); without it a merge with missing runs is refused.
+        #[arg(long)]
+        allow_missing: bool,
     },
     /// Random operations verified against an expected state (lsmlab stress --help)
     #[command(disable_help_flag = true)]

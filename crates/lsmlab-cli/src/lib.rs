@@ -29,6 +29,10 @@ pub fn run(args: &[String]) -> CliResult<()> {
         Command::Dump(p) => inspect::dump::main(&p.args),
         Command::Run(a) => study::run_main(&a),
         Command::Report { dir } => study::report_main(&dir),
-        Command::Merge { dirs, out } => study::merge_main(&dirs, &out),
+        Command::Merge {
+            dirs,
+            out,
+            allow_missing,
+        } => study::merge_main(&dirs, &out, study::merge::MergeOptions { allow_missing }),
     }
 }

@@ -266,6 +266,88 @@ fn shards_merged_equal_the_whole_study() {
 }
 
 #[test]
+fn merge_refuses_missing_and_duplicate_runs_and_renumbers_the_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let out = |name: &str| tmp.path().join(name).display().to_string();
+    let s0 = out("s0");
+    let (code, _, stderr) = lsmlab(&["run", &plan, "--shard", "0/2", "--out", &s0]);
+    assert_eq!(code, 0, "{stderr}");
+    // Shard 1 of 2 (cell c001: 2 runs) is not given: refused, naming the shard and cell.
+    let (code, _, stderr) = lsmlab(&["merge", "--out", &out("m1"), &s0]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("2 of 4 runs missing")
+            && stderr.contains("shard 1/2 was not given (2 runs of cells c001)"),
+        "{stderr}"
+    );
+    // With --allow-missing it merges, says so, and records what is missing.
+    let (code, _, stderr) = lsmlab(&["merge", "--allow-missing", "--out", &out("m2"), &s0]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("merged 2 runs from 1 of 2 shards, 1 machine; 2 runs missing"),
+        "{stderr}"
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("m2/merge.json")).unwrap())
+            .unwrap();
+    assert_eq!(record["missing"].as_array().unwrap().len(), 2);
+    // A copy of shard 0 claiming to be shard 1 of 2: every run's order is its place in the
+    // merged order; the same shard twice, and a run in two directories, are refused.
+    let copy = out("s1");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["plan.json", "plan.toml", "environment.json"] {
+        std::fs::copy(Path::new(&s0).join(f), Path::new(&copy).join(f)).unwrap();
+    }
+    let (code, _, stderr) = lsmlab(&["merge", "--out", &out("m3"), &s0, &copy]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("shard 0/2 given twice"), "{stderr}");
+    let plan_json = Path::new(&s0).join("plan.json");
+    let mut other: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan_json).unwrap()).unwrap();
+    other["shard"]["index"] = serde_json::Value::from(1);
+    other["order"] = serde_json::json!(["c001-lsmlab-r1", "c001-lsmlab-r0"]);
+    std::fs::write(Path::new(&copy).join("plan.json"), other.to_string()).unwrap();
+    let mut runs: Vec<_> = std::fs::read_dir(Path::new(&s0).join("runs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    runs.sort();
+    for (rep, run) in runs.iter().enumerate() {
+        let dup = Path::new(&copy)
+            .join("runs")
+            .join(format!("c001-lsmlab-r{rep}"));
+        std::fs::create_dir_all(&dup).unwrap();
+        std::fs::copy(run.join("result.json"), dup.join("result.json")).unwrap();
+    }
+    let (code, _, stderr) = lsmlab(&["merge", "--out", &out("m4"), &s0, &copy]);
+    assert_eq!(code, 0, "{stderr}");
+    let order_of = |run: &str| -> u64 {
+        let text =
+            std::fs::read_to_string(tmp.path().join("m4/runs").join(run).join("result.json"))
+                .unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["order"]
+            .as_u64()
+            .unwrap()
+    };
+    // Shard 0's two runs take places 0 and 1, shard 1's follow in the order it ran.
+    let mut first: Vec<u64> = ["c000-lsmlab-r0", "c000-lsmlab-r1"].map(order_of).to_vec();
+    first.sort();
+    assert_eq!(first, [0, 1]);
+    assert_eq!(
+        (order_of("c001-lsmlab-r1"), order_of("c001-lsmlab-r0")),
+        (2, 3)
+    );
+    let dup = Path::new(&copy).join("runs").join("c000-lsmlab-r0");
+    std::fs::create_dir_all(&dup).unwrap();
+    std::fs::copy(runs[0].join("result.json"), dup.join("result.json")).unwrap();
+    let (code, _, stderr) = lsmlab(&["merge", "--out", &out("m5"), &s0, &copy]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("run c000-lsmlab-r0 is in both"), "{stderr}");
+}
+
+#[test]
 fn dry_run_prints_cells_order_and_estimate() {
     let tmp = tempfile::tempdir().unwrap();
     let plan = write_plan(tmp.path(), TINY);

@@ -8,6 +8,7 @@ pub mod environment;
 pub mod figures;
 pub mod load;
 pub mod matrix;
+pub mod merge;
 pub mod metrics;
 pub mod parse;
 pub mod plan;
@@ -457,11 +458,25 @@ pub fn report_main(dir: &Path) -> CliResult<()> {
 }
 
 /// `lsmlab merge DIR... --out OUT`.
-pub fn merge_main(dirs: &[PathBuf], out: &Path) -> CliResult<()> {
+pub fn merge_main(dirs: &[PathBuf], out: &Path, opts: merge::MergeOptions) -> CliResult<()> {
     std::fs::create_dir_all(out).map_err(|e| CliError::new(format!("{}: {e}", out.display())))?;
-    for w in shard::merge(dirs, out)? {
+    let (record, warnings) = merge::merge(dirs, out, opts)?;
+    for w in warnings {
         eprintln!("warning: {w}");
     }
+    eprintln!(
+        "merged {} runs from {} of {} shards, {} machine{}{}",
+        record.runs,
+        record.dirs.len(),
+        record.shards,
+        record.machines,
+        if record.machines == 1 { "" } else { "s" },
+        if record.missing.is_empty() {
+            String::new()
+        } else {
+            format!("; {} runs missing", record.missing.len())
+        }
+    );
     let path = finish(out)?;
     println!("{}", path.display());
     Ok(())

@@ -1,13 +1,10 @@
-//! Splitting a study across machines (`--shard i/N`, Slurm job arrays, Kubernetes Indexed Jobs)
-//! and joining the pieces (`lsmlab merge`).
+//! Splitting a study across machines (`--shard i/N`, Slurm job arrays, Kubernetes Indexed Jobs);
+//! `merge.rs` joins the pieces.
 //!
 //! A cell goes to shard `cell % N`, so every repetition and engine of a cell runs on one machine
 //! and its paired comparisons never mix machines.
 
-use super::environment::Environment;
-use super::Expanded;
 use crate::error::{CliError, CliResult};
-use std::path::Path;
 
 /// Shard `index` of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -84,98 +81,6 @@ pub fn resolve(
         )));
     }
     Ok(Some(shard))
-}
-
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> CliResult<T> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
-    serde_json::from_str(&text).map_err(|e| CliError::new(format!("{}: {e}", path.display())))
-}
-
-fn copy_dir(from: &Path, to: &Path) -> CliResult<()> {
-    super::load::copy_dir(from, to).map_err(CliError::new)
-}
-
-/// Joins shard directories into `out`; returns warnings (shards from different machines).
-pub fn merge(dirs: &[std::path::PathBuf], out: &Path) -> CliResult<Vec<String>> {
-    let mut warnings = Vec::new();
-    let first = dirs
-        .first()
-        .ok_or_else(|| CliError::new("merge: name at least one results directory"))?;
-    let mut expanded: Expanded = read_json(&first.join("plan.json"))?;
-    let env0: Environment = read_json(&first.join("environment.json"))?;
-    let mut envs = vec![env0.clone()];
-    for d in &dirs[1..] {
-        let e: Expanded = read_json(&d.join("plan.json"))?;
-        if e.plan_hash != expanded.plan_hash {
-            return Err(CliError::new(format!(
-                "merge: {} ran another plan or scale (hash {} vs {} of {}); merge only shards of one plan",
-                d.display(),
-                e.plan_hash,
-                expanded.plan_hash,
-                first.display()
-            )));
-        }
-        let env: Environment = read_json(&d.join("environment.json"))?;
-        if !env.same_machine(&env0) {
-            warnings.push(format!(
-                "{} ran on another machine ({} {}, {} cores) than {} ({} {}, {} cores): compare across shards with care",
-                d.display(), env.hostname, env.cpu_model, env.cores,
-                first.display(), env0.hostname, env0.cpu_model, env0.cores
-            ));
-        }
-        envs.push(env);
-        expanded.order.extend(e.order);
-    }
-    if out.join("runs").exists() {
-        return Err(CliError::new(format!(
-            "merge: {} already holds runs; give a new directory to --out",
-            out.display()
-        )));
-    }
-    for d in dirs {
-        let runs = d.join("runs");
-        if let Ok(rd) = std::fs::read_dir(&runs) {
-            for e in rd.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                if name.ends_with(".partial") {
-                    continue;
-                }
-                copy_dir(&e.path(), &out.join("runs").join(&name))?;
-            }
-        }
-    }
-    let err = |p: &Path, e: std::io::Error| CliError::new(format!("{}: {e}", p.display()));
-    // Loads: each shard built those of its own cells (two shards may have built the same one:
-    // the first copy is kept, and built.log keeps every build).
-    let mut built = String::new();
-    for d in dirs {
-        let Ok(rd) = std::fs::read_dir(d.join("loads")) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let target = out.join("loads").join(&name);
-            if name == "built.log" {
-                built += &std::fs::read_to_string(e.path()).map_err(|x| err(&e.path(), x))?;
-            } else if !name.ends_with(".partial") && !target.exists() {
-                copy_dir(&e.path(), &target)?;
-            }
-        }
-    }
-    if !built.is_empty() {
-        let log = out.join("loads").join("built.log");
-        std::fs::write(&log, built).map_err(|e| err(&log, e))?;
-    }
-    expanded.shard = None;
-    std::fs::copy(first.join("plan.toml"), out.join("plan.toml")).map_err(|e| err(out, e))?;
-    let text = serde_json::to_string_pretty(&expanded).map_err(|e| CliError::new(e.to_string()))?;
-    std::fs::write(out.join("plan.json"), text).map_err(|e| err(out, e))?;
-    let text = serde_json::to_string_pretty(&env0).map_err(|e| CliError::new(e.to_string()))?;
-    std::fs::write(out.join("environment.json"), text).map_err(|e| err(out, e))?;
-    let text = serde_json::to_string_pretty(&envs).map_err(|e| CliError::new(e.to_string()))?;
-    std::fs::write(out.join("environments.json"), text).map_err(|e| err(out, e))?;
-    Ok(warnings)
 }
 
 #[cfg(test)]
