@@ -6,6 +6,8 @@
 
 mod level;
 mod merge;
+#[cfg(test)]
+mod tests;
 
 pub use level::LevelIterator;
 pub use merge::MergingIterator;

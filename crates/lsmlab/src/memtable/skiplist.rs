@@ -315,3 +315,132 @@ impl SkipList {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{make_internal_key, ValueKind};
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    /// Internal keys in the list's order, so a `BTreeSet` of them sorts as the list must.
+    #[derive(Clone, PartialEq, Eq, Debug)]
+    struct Ikey(Vec<u8>);
+    impl Ord for Ikey {
+        fn cmp(&self, other: &Self) -> CmpOrdering {
+            compare_internal(&self.0, &other.0)
+        }
+    }
+    impl PartialOrd for Ikey {
+        fn partial_cmp(&self, other: &Self) -> Option<CmpOrdering> {
+            Some(self.cmp(other))
+        }
+    }
+
+    fn ikey(k: u16, seq: u64) -> Vec<u8> {
+        make_internal_key(format!("k{k:05}").as_bytes(), seq, ValueKind::Value)
+    }
+
+    fn insert(list: &SkipList, ik: &[u8]) -> bool {
+        let n = ik.len() - 8;
+        let trailer = u64::from_le_bytes(ik[n..].try_into().unwrap());
+        // The value names its key, so a walk can tell a node's value from another's.
+        list.insert(&ik[..n], trailer, ik)
+    }
+
+    /// The keys on `level`, walked from the head.
+    fn level_keys(list: &SkipList, level: usize) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        // SAFETY: the head has MAX_HEIGHT links and each node reached on `level` is taller.
+        let mut x = unsafe { next_slot(list.head, level).load(Ordering::Acquire) };
+        while !x.is_null() {
+            // SAFETY: a linked node of height > level.
+            unsafe {
+                out.push(node_key(x).to_vec());
+                x = next_slot(x, level).load(Ordering::Acquire);
+            }
+        }
+        out
+    }
+
+    fn key_at(node: Node) -> Option<Vec<u8>> {
+        // SAFETY: non-null results of the list's searches are linked nodes.
+        (!node.is_null()).then(|| unsafe { node_key(node).to_vec() })
+    }
+
+    #[test]
+    fn an_empty_list_has_no_first_last_or_seek() {
+        let list = SkipList::new(None);
+        assert!(list.first().is_null() && list.last().is_null());
+        assert!(list.seek(&ikey(1, 1)).is_null() && list.seek_before(&ikey(1, 1)).is_null());
+        assert_eq!(list.len(), 0);
+    }
+
+    #[test]
+    fn a_replayed_internal_key_is_refused_and_changes_nothing() {
+        let list = SkipList::new(None);
+        assert!(insert(&list, &ikey(7, 3)));
+        let memory = list.memory();
+        assert!(!insert(&list, &ikey(7, 3)));
+        assert!(
+            insert(&list, &ikey(7, 4)),
+            "another sequence is another write"
+        );
+        assert_eq!(list.len(), 2);
+        assert!(list.memory() > memory);
+        assert_eq!(
+            key_at(list.first()),
+            Some(ikey(7, 4)),
+            "newest version first"
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Inserts in random order and in ascending runs (the splice path) agree with a sorted
+        /// set: the walk, every level's order, first, last, seek and seek_before, and values.
+        #[test]
+        fn agrees_with_a_sorted_set(
+            keys in prop::collection::vec((0u16..400, 1u64..4), 0..300),
+            runs in prop::collection::vec((0u16..400, 1usize..40), 0..6),
+            probes in prop::collection::vec((0u16..402, 0u64..5), 1..40),
+        ) {
+            let list = SkipList::new(None);
+            let mut model = BTreeSet::new();
+            let ascending = runs.iter().flat_map(|&(start, n)| {
+                (0..n as u16).map(move |i| (start.saturating_add(i), 9))
+            });
+            for (k, seq) in keys.iter().copied().chain(ascending) {
+                let ik = ikey(k, seq);
+                prop_assert_eq!(insert(&list, &ik), model.insert(Ikey(ik)));
+            }
+            prop_assert_eq!(list.len(), model.len());
+            let sorted: Vec<Vec<u8>> = model.iter().map(|k| k.0.clone()).collect();
+            prop_assert_eq!(&level_keys(&list, 0), &sorted);
+            for level in 1..MAX_HEIGHT {
+                // Each tower level is an ordered subset of the level below it.
+                let upper = level_keys(&list, level);
+                prop_assert!(upper.windows(2).all(|w| compare_internal(&w[0], &w[1]).is_lt()));
+                let lower: BTreeSet<Ikey> = level_keys(&list, level - 1).into_iter().map(Ikey).collect();
+                prop_assert!(upper.iter().all(|k| lower.contains(&Ikey(k.clone()))));
+            }
+            prop_assert_eq!(key_at(list.first()), sorted.first().cloned());
+            prop_assert_eq!(key_at(list.last()), sorted.last().cloned());
+            let mut node = list.first();
+            while !node.is_null() {
+                // SAFETY: nodes reached from first() by next() are linked nodes.
+                unsafe {
+                    prop_assert_eq!(node_value(node), node_key(node));
+                    node = list.next(node);
+                }
+            }
+            for (k, seq) in probes {
+                let target = Ikey(ikey(k, seq));
+                let ge = model.range(target.clone()..).next().map(|k| k.0.clone());
+                let lt = model.range(..target.clone()).next_back().map(|k| k.0.clone());
+                prop_assert_eq!(key_at(list.seek(&target.0)), ge);
+                prop_assert_eq!(key_at(list.seek_before(&target.0)), lt);
+            }
+        }
+    }
+}
