@@ -24,10 +24,35 @@ pub fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
     d.finalize() as u32
 }
 
+/// Added to a rotated CRC so that a CRC of data that contains CRCs is not itself a valid CRC
+/// (LevelDB's mask).
+const CRC_MASK_DELTA: u32 = 0xa282_ead8;
+
+/// Masks a CRC32C for storage, as LevelDB does: tables, blob files and their footers store
+/// masked CRCs.
+#[inline]
+pub fn mask_crc(crc: u32) -> u32 {
+    crc.rotate_right(15).wrapping_add(CRC_MASK_DELTA)
+}
+
+/// Undoes [`mask_crc`].
+#[inline]
+pub fn unmask_crc(masked: u32) -> u32 {
+    masked.wrapping_sub(CRC_MASK_DELTA).rotate_left(15)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn crc_mask_round_trips_and_changes_the_value() {
+        for c in [0u32, 1, 0xdead_beef, u32::MAX] {
+            assert_eq!(unmask_crc(mask_crc(c)), c);
+            assert_ne!(mask_crc(c), c);
+        }
+    }
 
     #[test]
     fn known_answers() {

@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use lsmlab::env::{FileLock, FileSystem, MemFs, RandomAccessFile, WritableFile};
+use lsmlab::env::{FileSystem, FileSystemWrapper, MemFs, WritableFile};
 use lsmlab::filter::FilterOptions;
 use lsmlab::{
     Db, HistogramKind, Options, ReadOptions, Statistics, Ticker, WriteBatch, WriteOptions,
@@ -64,42 +64,15 @@ struct GateFs {
     gate: Gate,
 }
 
-impl FileSystem for GateFs {
+impl FileSystemWrapper for GateFs {
+    fn target(&self) -> &dyn FileSystem {
+        &self.mem
+    }
     fn create_file(&self, path: &Path) -> lsmlab::Result<Box<dyn WritableFile>> {
         if path.extension().is_some_and(|e| e == "sst") {
             self.gate.pass();
         }
         self.mem.create_file(path)
-    }
-    fn open_random(&self, path: &Path) -> lsmlab::Result<Arc<dyn RandomAccessFile>> {
-        self.mem.open_random(path)
-    }
-    fn read_file(&self, path: &Path) -> lsmlab::Result<Vec<u8>> {
-        self.mem.read_file(path)
-    }
-    fn remove_file(&self, path: &Path) -> lsmlab::Result<()> {
-        self.mem.remove_file(path)
-    }
-    fn rename(&self, from: &Path, to: &Path) -> lsmlab::Result<()> {
-        self.mem.rename(from, to)
-    }
-    fn exists(&self, path: &Path) -> bool {
-        self.mem.exists(path)
-    }
-    fn list_dir(&self, path: &Path) -> lsmlab::Result<Vec<String>> {
-        self.mem.list_dir(path)
-    }
-    fn create_dir_all(&self, path: &Path) -> lsmlab::Result<()> {
-        self.mem.create_dir_all(path)
-    }
-    fn sync_dir(&self, path: &Path) -> lsmlab::Result<()> {
-        self.mem.sync_dir(path)
-    }
-    fn file_size(&self, path: &Path) -> lsmlab::Result<u64> {
-        self.mem.file_size(path)
-    }
-    fn lock_file(&self, path: &Path) -> lsmlab::Result<Box<dyn FileLock>> {
-        self.mem.lock_file(path)
     }
 }
 

@@ -24,28 +24,6 @@ fn cpu_description() -> (String, String) {
     (format!("{count} * {model}"), cache)
 }
 
-fn now_text() -> String {
-    // SAFETY: time(NULL) only reads the clock.
-    let t = unsafe { libc::time(std::ptr::null_mut()) };
-    let mut buf = [0 as libc::c_char; 64];
-    // SAFETY: localtime_r fills `tm` from a valid time_t; ctime-like formatting into a buffer
-    // of sufficient size with strftime, which NUL-terminates on success.
-    unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&t, &mut tm).is_null() {
-            return String::new();
-        }
-        let n = libc::strftime(
-            buf.as_mut_ptr(),
-            buf.len(),
-            c"%a %b %e %H:%M:%S %Y".as_ptr(),
-            &tm,
-        );
-        let bytes: Vec<u8> = buf[..n].iter().map(|&c| c as u8).collect();
-        String::from_utf8_lossy(&bytes).into_owned()
-    }
-}
-
 /// RocksDB's name of a compression type (`CompressionTypeToString`).
 pub fn compression_name(c: Compression) -> &'static str {
     match c {
@@ -64,7 +42,7 @@ pub fn environment() -> String {
         "lsmlab:     version {} (db_bench 7.8 compatible)",
         env!("CARGO_PKG_VERSION")
     );
-    let _ = writeln!(s, "Date:       {}", now_text());
+    let _ = writeln!(s, "Date:       {}", super::clock::header_date());
     let _ = writeln!(s, "CPU:        {cpu}");
     let _ = writeln!(s, "CPUCache:   {cache}");
     s

@@ -2,6 +2,7 @@
 //! orders and output lines, followed by lsmlab's own block of figures after each benchmark.
 
 pub mod budget;
+pub mod clock;
 pub mod compat;
 pub mod flags;
 pub mod header;

@@ -86,7 +86,7 @@ pub fn run(
             let iops = done - last_stats_ops;
             let mut line = format!(
                 "{}  ... {threads} thread{}: ({iops},{done}) ops and ({:.1},{:.1}) ops/second in ({isecs:.6},{secs:.6}) seconds\n",
-                wall_clock(),
+                super::clock::interval_stamp(),
                 if threads == 1 { "" } else { "s" },
                 iops as f64 / isecs,
                 done as f64 / secs,
@@ -100,29 +100,4 @@ pub fn run(
             (last_stats, last_stats_ops) = (now, done);
         }
     }
-}
-
-/// Local wall-clock time as db_bench stamps its interval lines (`YYYY/MM/DD-HH:MM:SS`).
-fn wall_clock() -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as libc::time_t)
-        .unwrap_or(0);
-    // SAFETY: `tm` is plain data that localtime_r fills; both pointers are valid for the call.
-    let tm = unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&now, &mut tm).is_null() {
-            return String::from("0000/00/00-00:00:00");
-        }
-        tm
-    };
-    format!(
-        "{:04}/{:02}/{:02}-{:02}:{:02}:{:02}",
-        tm.tm_year + 1900,
-        tm.tm_mon + 1,
-        tm.tm_mday,
-        tm.tm_hour,
-        tm.tm_min,
-        tm.tm_sec
-    )
 }

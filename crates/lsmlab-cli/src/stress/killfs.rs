@@ -7,7 +7,7 @@
 //! engine's thread names (`lsmlab-flush`, `lsmlab-compact`); a manual compaction runs on the
 //! caller's thread and counts as neither.
 
-use lsmlab::env::{FileLock, FileSystem, RandomAccessFile, WritableFile};
+use lsmlab::env::{FileSystem, FileSystemWrapper, WritableFile, WritableFileWrapper};
 use lsmlab::Result;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -109,7 +109,13 @@ struct KillWritable {
     one_in: u64,
 }
 
-impl WritableFile for KillWritable {
+impl WritableFileWrapper for KillWritable {
+    fn target(&mut self) -> &mut dyn WritableFile {
+        self.inner.as_mut()
+    }
+    fn target_ref(&self) -> &dyn WritableFile {
+        self.inner.as_ref()
+    }
     fn append(&mut self, data: &[u8]) -> Result<()> {
         if draw(&self.draws, self.seed, self.one_in) {
             let half = data.len() / 2;
@@ -119,21 +125,12 @@ impl WritableFile for KillWritable {
         }
         self.inner.append(data)
     }
-    fn flush(&mut self) -> Result<()> {
-        self.inner.flush()
-    }
-    fn sync(&mut self) -> Result<()> {
-        self.inner.sync()
-    }
-    fn len(&self) -> u64 {
-        self.inner.len()
-    }
-    fn start_writeback(&mut self) -> Result<()> {
-        self.inner.start_writeback()
-    }
 }
 
-impl FileSystem for KillFs {
+impl FileSystemWrapper for KillFs {
+    fn target(&self) -> &dyn FileSystem {
+        self.inner.as_ref()
+    }
     fn create_file(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         let f = self.inner.create_file(path)?;
         if !self.point.matches_file(path) {
@@ -146,15 +143,6 @@ impl FileSystem for KillFs {
             one_in: self.one_in,
         }))
     }
-    fn open_random(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
-        self.inner.open_random(path)
-    }
-    fn read_file(&self, path: &Path) -> Result<Vec<u8>> {
-        self.inner.read_file(path)
-    }
-    fn remove_file(&self, path: &Path) -> Result<()> {
-        self.inner.remove_file(path)
-    }
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
         if self.point == KillPoint::Current
             && to.file_name().is_some_and(|n| n == "CURRENT")
@@ -163,23 +151,5 @@ impl FileSystem for KillFs {
             die();
         }
         self.inner.rename(from, to)
-    }
-    fn exists(&self, path: &Path) -> bool {
-        self.inner.exists(path)
-    }
-    fn list_dir(&self, path: &Path) -> Result<Vec<String>> {
-        self.inner.list_dir(path)
-    }
-    fn create_dir_all(&self, path: &Path) -> Result<()> {
-        self.inner.create_dir_all(path)
-    }
-    fn sync_dir(&self, path: &Path) -> Result<()> {
-        self.inner.sync_dir(path)
-    }
-    fn file_size(&self, path: &Path) -> Result<u64> {
-        self.inner.file_size(path)
-    }
-    fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>> {
-        self.inner.lock_file(path)
     }
 }

@@ -4,12 +4,12 @@
 
 use super::RECORD_HEADER_LEN;
 use super::{compression_from_byte, BlobIndex, BLOB_MAGIC, BLOB_VERSION, FOOTER_LEN, HEADER_LEN};
+use crate::checksum::{mask_crc, unmask_crc};
 use crate::coding::{get_fixed32, get_fixed64};
 use crate::env::{CountedRandom, Env, IoCategory};
 use crate::error::{Error, Result};
 use crate::options::Compression;
 use crate::pinned::PinnedValue;
-use crate::sst::footer::{mask_crc, unmask_crc};
 use std::path::{Path, PathBuf};
 
 /// An open, finished blob file.

@@ -2,12 +2,12 @@
 //! writes ([`BlobFileBuilder`]).
 
 use super::{compression_byte, BlobIndex, BLOB_MAGIC, BLOB_VERSION, RECORD_HEADER_LEN};
+use crate::checksum::mask_crc;
 use crate::coding::{put_fixed32, put_fixed64};
 use crate::env::{CountedWritable, Env, IoCategory};
 use crate::error::Result;
 use crate::filename::blob_path;
 use crate::options::{Compression, Options};
-use crate::sst::footer::mask_crc;
 use crate::stats::{HistogramKind, Statistics, Ticker};
 use crate::version::NewBlobFile;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! compaction (made visible with a test-only pause point), recovery edge cases, and decoders
 //! fed CRC-valid but impossible records.
 use super::*;
-use crate::env::{FileLock, FileSystem, MemFs, RandomAccessFile, WritableFile};
+use crate::env::{FileSystem, FileSystemWrapper, MemFs, WritableFile};
 use crate::filename::wal_path;
 use crate::key::ValueKind;
 use crate::wal::LogWriter;
@@ -33,7 +33,10 @@ fn opts(fs: Arc<dyn FileSystem>) -> Options {
 
 /// A file system that fails to create MANIFEST files (e.g. ENOSPC / EIO during open).
 struct NoManifest(MemFs);
-impl FileSystem for NoManifest {
+impl FileSystemWrapper for NoManifest {
+    fn target(&self) -> &dyn FileSystem {
+        &self.0
+    }
     fn create_file(&self, p: &Path) -> Result<Box<dyn WritableFile>> {
         if p.file_name()
             .unwrap()
@@ -44,36 +47,6 @@ impl FileSystem for NoManifest {
             return Err(Error::io("create", p, std::io::Error::other("injected")));
         }
         self.0.create_file(p)
-    }
-    fn open_random(&self, p: &Path) -> Result<Arc<dyn RandomAccessFile>> {
-        self.0.open_random(p)
-    }
-    fn read_file(&self, p: &Path) -> Result<Vec<u8>> {
-        self.0.read_file(p)
-    }
-    fn remove_file(&self, p: &Path) -> Result<()> {
-        self.0.remove_file(p)
-    }
-    fn rename(&self, a: &Path, b: &Path) -> Result<()> {
-        self.0.rename(a, b)
-    }
-    fn exists(&self, p: &Path) -> bool {
-        self.0.exists(p)
-    }
-    fn list_dir(&self, p: &Path) -> Result<Vec<String>> {
-        self.0.list_dir(p)
-    }
-    fn create_dir_all(&self, p: &Path) -> Result<()> {
-        self.0.create_dir_all(p)
-    }
-    fn sync_dir(&self, p: &Path) -> Result<()> {
-        self.0.sync_dir(p)
-    }
-    fn file_size(&self, p: &Path) -> Result<u64> {
-        self.0.file_size(p)
-    }
-    fn lock_file(&self, p: &Path) -> Result<Box<dyn FileLock>> {
-        self.0.lock_file(p)
     }
 }
 

@@ -1,6 +1,6 @@
 //! A wrapper that makes writes or syncs fail on demand, as a full or failing disk does.
 
-use super::{FileLock, FileSystem, RandomAccessFile, WritableFile};
+use super::{FileSystem, FileSystemWrapper, WritableFile, WritableFileWrapper};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -60,7 +60,13 @@ struct FaultWritable {
     path: PathBuf,
 }
 
-impl WritableFile for FaultWritable {
+impl WritableFileWrapper for FaultWritable {
+    fn target(&mut self) -> &mut dyn WritableFile {
+        self.inner.as_mut()
+    }
+    fn target_ref(&self) -> &dyn WritableFile {
+        self.inner.as_ref()
+    }
     fn append(&mut self, data: &[u8]) -> Result<()> {
         if self.switch.write_fails() {
             return Err(injected("write", &self.path));
@@ -79,9 +85,6 @@ impl WritableFile for FaultWritable {
         }
         self.inner.sync()
     }
-    fn len(&self) -> u64 {
-        self.inner.len()
-    }
     fn start_writeback(&mut self) -> Result<()> {
         // It hands buffered bytes to the OS, as `flush` does, so a failing write fails it too.
         if self.switch.fail_writes.load(Ordering::Relaxed) {
@@ -91,7 +94,10 @@ impl WritableFile for FaultWritable {
     }
 }
 
-impl FileSystem for FaultFs {
+impl FileSystemWrapper for FaultFs {
+    fn target(&self) -> &dyn FileSystem {
+        self.inner.as_ref()
+    }
     fn create_file(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         if self.switch.fail_creates.load(Ordering::Relaxed) {
             return Err(injected("create", path));
@@ -102,40 +108,16 @@ impl FileSystem for FaultFs {
             path: path.to_path_buf(),
         }))
     }
-    fn open_random(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
-        self.inner.open_random(path)
-    }
-    fn read_file(&self, path: &Path) -> Result<Vec<u8>> {
-        self.inner.read_file(path)
-    }
-    fn remove_file(&self, path: &Path) -> Result<()> {
-        self.inner.remove_file(path)
-    }
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
         if self.switch.fail_writes.load(Ordering::Relaxed) {
             return Err(injected("rename", from));
         }
         self.inner.rename(from, to)
     }
-    fn exists(&self, path: &Path) -> bool {
-        self.inner.exists(path)
-    }
-    fn list_dir(&self, path: &Path) -> Result<Vec<String>> {
-        self.inner.list_dir(path)
-    }
-    fn create_dir_all(&self, path: &Path) -> Result<()> {
-        self.inner.create_dir_all(path)
-    }
     fn sync_dir(&self, path: &Path) -> Result<()> {
         if self.switch.fail_syncs.load(Ordering::Relaxed) {
             return Err(injected("fsync directory", path));
         }
         self.inner.sync_dir(path)
-    }
-    fn file_size(&self, path: &Path) -> Result<u64> {
-        self.inner.file_size(path)
-    }
-    fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>> {
-        self.inner.lock_file(path)
     }
 }

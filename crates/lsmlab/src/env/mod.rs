@@ -9,11 +9,13 @@ mod fault;
 mod mapped;
 mod mem;
 mod posix;
+mod wrapper;
 
 pub use fault::{FaultFs, FaultSwitch};
 pub use mapped::MappedBytes;
 pub use mem::MemFs;
 pub use posix::PosixFs;
+pub use wrapper::{FileSystemWrapper, WritableFileWrapper};
 
 use crate::error::Result;
 use std::path::Path;
