@@ -11,6 +11,7 @@ pub mod footer;
 mod properties;
 mod readahead;
 mod reader;
+mod table_iter;
 #[cfg(test)]
 mod tests;
 

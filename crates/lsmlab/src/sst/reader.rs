@@ -7,6 +7,7 @@ use super::footer::{
     FORMAT_FIRST_KEY_INDEX, LZ4_COMPRESSION, MAX_BLOCK_BYTES, NO_COMPRESSION, ZSTD_COMPRESSION,
 };
 use super::readahead::{BlockFetch, Readahead};
+use super::table_iter::TableIter;
 use super::{properties, TableGet, TableProperties};
 use crate::cache::BlockCache;
 use crate::coding::{get_fixed32, get_varint32};
@@ -156,7 +157,7 @@ pub struct IndexEntry {
 /// An open table: index and filter held in memory, data blocks read on demand.
 pub struct TableReader {
     file: CountedRandom,
-    path: Arc<PathBuf>,
+    pub(super) path: Arc<PathBuf>,
     file_number: u64,
     cache: Option<Arc<BlockCache>>,
     stats: Arc<Statistics>,
@@ -165,7 +166,7 @@ pub struct TableReader {
     /// Entries of the index block = data blocks.
     index_entries: usize,
     /// Format 2: index values carry each block's entry count and first key ([`IndexValue`]).
-    first_keys: bool,
+    pub(super) first_keys: bool,
     filter: Option<FilterReader>,
     props: TableProperties,
     /// Offset of the footer: every block ends before it.
@@ -292,23 +293,8 @@ impl TableReader {
 
     /// A cursor over every entry.
     pub fn iter(self: &Arc<Self>, cat: IoCategory, fetch: BlockFetch) -> Box<dyn InternalIterator> {
-        Box::new(TableIter {
-            index: BlockIter::new(self.index.clone(), self.path.clone(), self.index_offset),
-            table: self.clone(),
-            data: None,
-            cat,
-            readahead: match fetch {
-                BlockFetch::Cached => None,
-                BlockFetch::ReadAhead { window } => Some(Readahead::new(window)),
-            },
-            // Sequential readers use every value they pass: deferring the read gains them
-            // nothing, and they do not call `prepare_value`.
-            defer: self.first_keys && fetch == BlockFetch::Cached,
-            deferred: false,
-            deferred_key: Vec::new(),
-            deferred_entries: 0,
-            err: None,
-        })
+        let index = BlockIter::new(self.index.clone(), self.path.clone(), self.index_offset);
+        Box::new(TableIter::new(self.clone(), index, cat, fetch))
     }
 
     /// The index: for each data block, the last key it holds (or a separator after it), where
@@ -437,7 +423,10 @@ impl TableReader {
     /// An index entry's value: the block's handle and, in format 2, its entry count and first
     /// key.
     #[inline]
-    fn decode_index_value<'a>(&self, v: &'a [u8]) -> Result<(BlockHandle, Option<BlockStart<'a>>)> {
+    pub(super) fn decode_index_value<'a>(
+        &self,
+        v: &'a [u8],
+    ) -> Result<(BlockHandle, Option<BlockStart<'a>>)> {
         if self.first_keys {
             let iv = IndexValue::decode(v).ok_or_else(|| {
                 self.index_corruption("bad index entry (handle, count, first key)")
@@ -451,7 +440,7 @@ impl TableReader {
     }
 
     /// The data block at `h`, from the cache or the file (then added to the cache).
-    fn data_block(&self, h: BlockHandle, cat: IoCategory) -> Result<Arc<Block>> {
+    pub(super) fn data_block(&self, h: BlockHandle, cat: IoCategory) -> Result<Arc<Block>> {
         // Before the cache: a mapped table's uncompressed blocks never enter it.
         if self.mapped {
             if let Some(block) = self.mapped_block(h, cat)? {
@@ -515,7 +504,7 @@ impl TableReader {
 
     /// A data block for a sequential reader: from the block cache if there, else from the
     /// readahead window, refilled with the next `ra.window` bytes when the block lies outside it.
-    fn data_block_readahead(
+    pub(super) fn data_block_readahead(
         &self,
         h: BlockHandle,
         cat: IoCategory,
@@ -541,281 +530,5 @@ impl TableReader {
         let raw = ra.buf[from..from + (end - h.offset) as usize].to_vec();
         let contents = decode_block_contents(&self.path, h, raw)?;
         Ok(Arc::new(Block::new(contents).map_err(bad)?))
-    }
-}
-
-/// What [`TableIter::defer_at_index`] found at the index cursor.
-enum AtIndex {
-    /// Positioned, deferred, at the block's first entry; or failed on an unreadable entry.
-    Settled,
-    /// The block's first entry is below the seek target; `sole_entry`: it is the only one.
-    Below { sole_entry: bool },
-    /// Not deferred (format 1, a sequential reader, or no index entry): read the block.
-    Read,
-}
-
-/// The two-level iterator: an index cursor choosing data blocks, a block cursor within one.
-///
-/// In a table of format 2 a user iterator (`BlockFetch::Cached`) may stand at a block's first
-/// entry knowing only its key, from the index ("deferred"): a seek whose target lies at or
-/// before a block's first key, a step into the next block, or a step past a one-entry block
-/// then reads no data block. The block is read when the entry's value is asked for
-/// ([`InternalIterator::prepare_value`]), or when the cursor moves within it.
-struct TableIter {
-    table: Arc<TableReader>,
-    index: BlockIter,
-    data: Option<BlockIter>,
-    cat: IoCategory,
-    /// Set for sequential readers ([`BlockFetch::ReadAhead`]); the others read each block
-    /// through the block cache.
-    readahead: Option<Readahead>,
-    /// Positions may be deferred (format 2, a user iterator).
-    defer: bool,
-    /// Positioned, deferred, at the first entry of the block the index cursor points at:
-    /// `deferred_key` is its key, `deferred_entries` the block's entry count; `data` is stale.
-    deferred: bool,
-    deferred_key: Vec<u8>,
-    deferred_entries: u32,
-    /// The first error; it makes the iterator invalid for good.
-    err: Option<Error>,
-}
-
-impl TableIter {
-    /// Loads the data block the index cursor points at (keeps it if already loaded).
-    fn init_data(&mut self) {
-        if !self.index.valid() {
-            self.data = None;
-            return;
-        }
-        let h = match self.table.decode_index_value(self.index.value()) {
-            Ok((h, _)) => h,
-            Err(e) => {
-                self.err = Some(e);
-                self.data = None;
-                return;
-            }
-        };
-        if self
-            .data
-            .as_ref()
-            .is_some_and(|d| d.block_offset() == h.offset)
-        {
-            return;
-        }
-        let block = match self.readahead.as_mut() {
-            Some(ra) => self.table.data_block_readahead(h, self.cat, ra),
-            None => self.table.data_block(h, self.cat),
-        };
-        match block {
-            Ok(b) => self.data = Some(BlockIter::new(b, self.table.path.clone(), h.offset)),
-            Err(e) => {
-                self.err = Some(e);
-                self.data = None;
-            }
-        }
-    }
-
-    /// Stands, deferred, at the first entry of the block the index cursor points at, if this
-    /// iterator defers and that entry is at or after `target` (when given); one decoding of
-    /// the index entry tells the caller what else it needs (see [`AtIndex`]).
-    fn defer_at_index(&mut self, target: Option<&[u8]>) -> AtIndex {
-        if !self.defer || !self.index.valid() {
-            return AtIndex::Read;
-        }
-        match self.table.decode_index_value(self.index.value()) {
-            Ok((_, Some((entries, first)))) => {
-                if target.is_some_and(|t| compare_internal(first, t) == std::cmp::Ordering::Less) {
-                    return AtIndex::Below {
-                        sole_entry: entries == 1,
-                    };
-                }
-                self.deferred_key.clear();
-                self.deferred_key.extend_from_slice(first);
-                self.deferred_entries = entries;
-                self.deferred = true;
-                AtIndex::Settled
-            }
-            Ok((_, None)) => AtIndex::Read,
-            Err(e) => {
-                self.err = Some(e);
-                self.data = None;
-                AtIndex::Settled
-            }
-        }
-    }
-
-    /// Reads the block of a deferred position and stands at its first entry, which must be
-    /// the key the index gave.
-    fn undefer(&mut self) {
-        if !self.deferred {
-            return;
-        }
-        self.deferred = false;
-        self.init_data();
-        let Some(d) = &mut self.data else { return };
-        d.seek_to_first();
-        if d.valid() && d.key() != self.deferred_key.as_slice() {
-            let offset = d.block_offset();
-            self.err = Some(Error::corruption(
-                self.table.path.as_ref().clone(),
-                offset,
-                "the block's first key is not the one its index entry names",
-            ));
-        } else if !d.valid() {
-            self.err = Some(d.status().err().unwrap_or_else(|| {
-                Error::corruption(
-                    self.table.path.as_ref().clone(),
-                    d.block_offset(),
-                    "empty data block",
-                )
-            }));
-        }
-    }
-
-    /// True when done skipping: positioned, failed, or out of index entries.
-    fn settled(&mut self) -> bool {
-        if self.err.is_some() || self.deferred {
-            return true;
-        }
-        if let Some(d) = &self.data {
-            if d.valid() {
-                return true;
-            }
-            if let Err(e) = d.status() {
-                self.err = Some(e);
-                return true;
-            }
-        }
-        if !self.index.valid() {
-            if let Err(e) = self.index.status() {
-                self.err = Some(e);
-            }
-            self.data = None;
-            return true;
-        }
-        false
-    }
-
-    fn skip_forward(&mut self) {
-        while !self.settled() {
-            self.index.next();
-            self.enter_block();
-        }
-    }
-
-    /// Stands at the first entry of the block the index cursor points at: deferred if this
-    /// iterator defers, else read.
-    fn enter_block(&mut self) {
-        if let AtIndex::Read = self.defer_at_index(None) {
-            self.init_data();
-            if let Some(d) = &mut self.data {
-                d.seek_to_first();
-            }
-        }
-    }
-
-    /// Leaves the block the index cursor points at, unread, for the next one's first entry.
-    fn skip_block(&mut self) {
-        self.deferred = false;
-        self.data = None;
-        self.index.next();
-        self.enter_block();
-        self.skip_forward();
-    }
-
-    fn skip_backward(&mut self) {
-        while !self.settled() {
-            self.index.prev();
-            self.init_data();
-            if let Some(d) = &mut self.data {
-                d.seek_to_last();
-            }
-        }
-    }
-}
-
-impl InternalIterator for TableIter {
-    fn valid(&self) -> bool {
-        self.err.is_none() && (self.deferred || self.data.as_ref().is_some_and(|d| d.valid()))
-    }
-    fn seek_to_first(&mut self) {
-        self.deferred = false;
-        self.index.seek_to_first();
-        self.enter_block();
-        self.skip_forward();
-    }
-    fn seek_to_last(&mut self) {
-        self.deferred = false;
-        self.index.seek_to_last();
-        self.init_data();
-        if let Some(d) = &mut self.data {
-            d.seek_to_last();
-        }
-        self.skip_backward();
-    }
-    fn seek(&mut self, target: &[u8]) {
-        self.deferred = false;
-        self.index.seek(target);
-        match self.defer_at_index(Some(target)) {
-            AtIndex::Settled => return,
-            // The block's one entry is below the target (which lies between it and the index
-            // separator, or past the table's last key): the answer is the next block's first
-            // entry, and this block need not be read.
-            AtIndex::Below { sole_entry: true } => return self.skip_block(),
-            AtIndex::Below { sole_entry: false } | AtIndex::Read => {}
-        }
-        self.init_data();
-        if let Some(d) = &mut self.data {
-            d.seek(target);
-        }
-        self.skip_forward();
-    }
-    fn next(&mut self) {
-        if self.deferred {
-            if self.deferred_entries == 1 {
-                // The block holds only the entry passed: on to the next block, unread.
-                return self.skip_block();
-            }
-            self.undefer();
-        }
-        if let Some(d) = &mut self.data {
-            d.next();
-        }
-        self.skip_forward();
-    }
-    fn prev(&mut self) {
-        self.undefer();
-        if let Some(d) = &mut self.data {
-            d.prev();
-        }
-        self.skip_backward();
-    }
-    fn key(&self) -> &[u8] {
-        if self.deferred {
-            return &self.deferred_key;
-        }
-        self.data.as_ref().map_or(&[], |d| d.key())
-    }
-    fn value(&self) -> &[u8] {
-        if self.deferred {
-            // The data held is another block's: nothing rather than a wrong value.
-            debug_assert!(false, "value() of a deferred entry: prepare_value() first");
-            return &[];
-        }
-        self.data.as_ref().map_or(&[], |d| d.value())
-    }
-    fn prepare_value(&mut self) -> bool {
-        self.undefer();
-        self.valid()
-    }
-    fn status(&self) -> Result<()> {
-        if let Some(e) = &self.err {
-            return Err(e.clone());
-        }
-        self.index.status()?;
-        match &self.data {
-            Some(d) if !self.deferred => d.status(),
-            _ => Ok(()),
-        }
     }
 }
