@@ -1,18 +1,12 @@
 //! The lsmlab block: what db_bench does not tell, computed from the engine's tickers, I/O
 //! counters and properties between two snapshots (the start and the end of one benchmark).
 //!
-//! Definitions (docs/metrics.md):
-//! - write amplification = bytes the engine wrote to tables and blob files (flush + compaction +
-//!   blob + GC + float-up) / user bytes written (key + value); the WAL-inclusive variant adds WAL
-//!   bytes;
-//! - read amplification = bytes read from disk for user reads / bytes returned (key + value);
-//! - files checked per get = tables checked by gets that found their key on disk / such gets;
-//! - filter FPR = (full.positive − full.true.positive)
-//!   / (useful + full.positive − full.true.positive).
+//! The formulas are `formulas.rs`'s (docs/metrics.md), shared with the library engines' block.
 //!
 //! Engine counters that stay at zero (the user bytes of an engine that does not count them) fall
 //! back to what the benchmark itself counted; figures with a zero denominator print `n/a`.
 
+use super::formulas;
 use super::process::{cpu_times, dir_size, peak_rss_bytes, CpuTimes};
 use lsmlab::env::{IoCategory, IoCounts};
 use lsmlab::{Db, HistogramKind, Ticker};
@@ -177,10 +171,6 @@ pub struct IoFigures {
     pub pages_written: u64,
 }
 
-fn ratio(num: u64, den: u64) -> Option<f64> {
-    (den > 0).then(|| num as f64 / den as f64)
-}
-
 impl LsmFigures {
     /// The figures between `before` and `after`.
     pub fn between(
@@ -227,7 +217,6 @@ impl LsmFigures {
         let useful = d(Ticker::BloomFilterUseful);
         let positive = d(Ticker::BloomFilterFullPositive);
         let true_positive = d(Ticker::BloomFilterFullTruePositive);
-        let false_positive = positive.saturating_sub(true_positive);
         let gets_found_on_disk = d(Ticker::GetsFoundOnDisk);
         let files_checked_found = d(Ticker::FilesCheckedFound);
         let prop = |name: &str| db.property_int(name);
@@ -262,19 +251,22 @@ impl LsmFigures {
             compaction_read_bytes: d(Ticker::CompactReadBytes),
             blob_gc_floatup_bytes,
             wal_bytes,
-            write_amp: ratio(device, user_bytes_written),
-            write_amp_with_wal: ratio(device + wal_bytes, user_bytes_written),
+            write_amp: formulas::write_amp(device, user_bytes_written),
+            write_amp_with_wal: formulas::write_amp_with_wal(device, wal_bytes, user_bytes_written),
             user_read_disk_bytes,
             bytes_returned,
-            read_amp: ratio(user_read_disk_bytes, bytes_returned),
+            read_amp: formulas::read_amp(user_read_disk_bytes, bytes_returned),
             gets_found_on_disk,
             files_checked_found,
-            files_checked_per_get: ratio(files_checked_found, gets_found_on_disk),
+            files_checked_per_get: formulas::files_checked_per_get(
+                files_checked_found,
+                gets_found_on_disk,
+            ),
             files_probed: d(Ticker::FilesProbed),
             filter_useful: useful,
             filter_positive: positive,
             filter_true_positive: true_positive,
-            filter_fpr: ratio(false_positive, useful + false_positive),
+            filter_fpr: formulas::filter_fpr(useful, positive, true_positive),
             compactions: d(Ticker::Compactions),
             compaction_cpu_micros: after
                 .compaction_cpu_micros

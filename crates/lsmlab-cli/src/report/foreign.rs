@@ -7,6 +7,7 @@
 //! benchmark's own counts (key + value), on every engine alike.
 
 use super::figures::CounterSnapshot;
+use super::formulas;
 use super::process::{dir_size, peak_rss_bytes};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -89,10 +90,6 @@ pub struct ForeignFigures {
     pub tickers: BTreeMap<String, u64>,
 }
 
-fn ratio(num: Option<u64>, den: u64) -> Option<f64> {
-    num.filter(|_| den > 0).map(|n| n as f64 / den as f64)
-}
-
 impl ForeignFigures {
     /// What every engine gives alike: the benchmark's byte counts, CPU, wall time, the
     /// directory's size and peak RSS; every counter delta as a ticker.
@@ -130,21 +127,21 @@ impl ForeignFigures {
                     _ => None,
                 });
         self.table_write_bytes = table;
-        self.write_amp = ratio(table, self.user_bytes_written);
+        let user = self.user_bytes_written;
+        self.write_amp = table.and_then(|t| formulas::write_amp(t, user));
         self.write_amp_with_wal = match (table, self.wal_bytes) {
-            (Some(t), Some(w)) => ratio(Some(t + w), self.user_bytes_written),
+            (Some(t), Some(w)) => formulas::write_amp_with_wal(t, w, user),
             _ => None,
         };
-        self.read_amp = ratio(self.user_read_disk_bytes, self.bytes_returned);
+        self.read_amp = self
+            .user_read_disk_bytes
+            .and_then(|r| formulas::read_amp(r, self.bytes_returned));
         self.filter_fpr = match (
             self.filter_useful,
             self.filter_positive,
             self.filter_true_positive,
         ) {
-            (Some(u), Some(p), Some(tp)) => {
-                let fp = p.saturating_sub(tp);
-                ratio(Some(fp), u + fp)
-            }
+            (Some(u), Some(p), Some(tp)) => formulas::filter_fpr(u, p, tp),
             _ => None,
         };
         self

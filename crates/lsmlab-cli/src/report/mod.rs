@@ -4,5 +4,6 @@
 pub mod engine;
 pub mod figures;
 pub mod foreign;
+pub mod formulas;
 pub mod latency;
 pub mod process;
