@@ -262,6 +262,47 @@ fn replay_needed(
     Ok((edit, report, last_seq))
 }
 
+/// What open would do with the database in `dir`, without writing anything: the same MANIFEST
+/// replay and checks of the files it names, the same WAL scan judged by the same recovery
+/// mode. `check` runs it, so that it passes exactly when open succeeds. The error is the one
+/// open would give.
+pub(crate) fn dry_run(dir: &Path, opts: &Options) -> Result<RecoveryReport> {
+    opts.validate()?;
+    let env = Env::new(opts.fs.clone());
+    if !env.fs.exists(&current_path(dir)) {
+        return Err(Error::NotADatabase(format!(
+            "{} is not a database (no CURRENT file)",
+            dir.display()
+        )));
+    }
+    let wal_dir = opts.wal_dir_for(dir);
+    let stats = Arc::new(Statistics::new());
+    let tables = Arc::new(TableCache::new(
+        env.clone(),
+        dir.to_path_buf(),
+        None,
+        stats.clone(),
+    ));
+    let blobs = Arc::new(BlobCache::new(env.clone(), dir.to_path_buf(), stats));
+    // The reaper only deletes when purged, which a dry run never does.
+    let reaper = DbInner::reaper_for(&env, dir, &tables, &blobs);
+    let names = env.fs.list_dir(dir)?;
+    let wal_names = list_wals(&env, dir, &wal_dir, &names)?;
+    let mut versions =
+        VersionSet::recover_with_wal_dir(env.clone(), dir, &wal_dir, opts.num_levels, reaper)?;
+    let (_, report, _) = replay_needed(
+        &env,
+        dir,
+        &wal_dir,
+        opts,
+        &mut versions,
+        &names,
+        &wal_names,
+        false,
+    )?;
+    Ok(report)
+}
+
 fn log_recovery(log: &InfoLog, dir: &Path, r: &RecoveryReport) {
     log.log(&format!(
         "Recovered {}: replayed {} records from {} WALs",
