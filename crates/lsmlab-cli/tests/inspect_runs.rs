@@ -152,6 +152,32 @@ fn bad_input_is_one_line() {
     }
 }
 
+#[test]
+fn dump_says_a_file_named_as_a_log_is_not_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let bytes: Vec<u8> = (0..70_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    for name in ["000042.log", "MANIFEST-000042"] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, &bytes).unwrap();
+        let (code, out, err) = lsmlab(&["dump", f.to_str().unwrap()]);
+        assert_eq!(code, 1, "{name}: {out}");
+        assert!(
+            err.contains("not a") && err.contains("none of its 70000 bytes"),
+            "{err}"
+        );
+        assert!(!out.contains("crash's trace"), "{out}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
 /// A flip on each side of the last block boundary of the WAL: valid records follow.
 fn damage_wal_across_its_last_boundary(db: &Path) -> PathBuf {
     let wal = first(db, ".log");
