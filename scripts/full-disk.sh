@@ -2,10 +2,17 @@
 # The full-disk trial of docs/reliability.md (needs root for mount): lsmlab stress on a 3 MiB
 # tmpfs until the disk is full, then the tmpfs is grown and the database reopened and verified
 # against the expected state (kept outside the tmpfs), and checked.
+#
+#   [LSMLAB=path/to/lsmlab] scripts/full-disk.sh [SEED]
 set -euo pipefail
+# LSMLAB=PATH runs a prebuilt binary instead of building one (resolved before the cd below).
+if [ -n "${LSMLAB:-}" ]; then
+  LSMLAB=$(realpath -e "$LSMLAB" 2>/dev/null) && [ -x "$LSMLAB" ] ||
+    { echo "full-disk.sh: LSMLAB must name an executable lsmlab binary" >&2; exit 2; }
+fi
 cd "$(dirname "$0")/.."
-cargo build --release -q -p lsmlab-cli
-bin=$PWD/target/release/lsmlab
+bin=${LSMLAB:-}
+[ -n "$bin" ] || { cargo build --release -q -p lsmlab-cli; bin=$PWD/target/release/lsmlab; }
 mnt=$(mktemp -d /tmp/lsmlab-full.XXXXXX) expected=$(mktemp -u /tmp/lsmlab-full-expected.XXXXXX)
 mount -t tmpfs -o size=3m tmpfs "$mnt"
 trap 'umount "$mnt"; rm -rf "$mnt" "$expected"' EXIT

@@ -4,17 +4,23 @@
 # target for the given seconds with libFuzzer. Needs `cargo install cargo-fuzz`; runs on stable
 # Rust without a sanitizer (`-s none`): a panic, an abort or a hang (> 10 s) is a finding.
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+#   [LSMLAB=path/to/lsmlab] scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 set -euo pipefail
+# LSMLAB=PATH runs a prebuilt binary instead of building one (resolved before the cd below).
+if [ -n "${LSMLAB:-}" ]; then
+  LSMLAB=$(realpath -e "$LSMLAB" 2>/dev/null) && [ -x "$LSMLAB" ] ||
+    { echo "fuzz.sh: LSMLAB must name an executable lsmlab binary" >&2; exit 2; }
+fi
 cd "$(dirname "$0")/.."
 secs=${1:-60}; shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(table log blob_file block small_decoders)
 command -v cargo-fuzz >/dev/null || { echo "fuzz.sh: install cargo-fuzz first: cargo install cargo-fuzz" >&2; exit 2; }
-cargo build --release -q -p lsmlab-cli
+bin=${LSMLAB:-}
+[ -n "$bin" ] || { cargo build --release -q -p lsmlab-cli; bin=target/release/lsmlab; }
 seed=$(mktemp -d /tmp/lsmlab-fuzz-seed.XXXXXX)
 trap 'rm -rf "$seed"' EXIT
-target/release/lsmlab bench --db="$seed/db" --num=3000 --value_size=120 --write_buffer_size=65536 \
+"$bin" bench --db="$seed/db" --num=3000 --value_size=120 --write_buffer_size=65536 \
   --target_file_size_base=65536 --enable_blob_files=true --min_blob_size=100 --blob_file_size=65536 \
   --bloom_bits=10 --compression_type=none --benchmarks=fillrandom,overwrite >/dev/null
 for t in "${targets[@]}"; do

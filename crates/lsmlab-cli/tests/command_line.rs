@@ -108,7 +108,7 @@ fn existing_database_flags_refuse_a_missing_database() {
     ]);
     assert_eq!(code, 1);
     assert!(
-        stderr.starts_with("lsmlab: ycsb run: no loaded database at "),
+        stderr.starts_with("lsmlab: ycsb run: no database at "),
         "{stderr}"
     );
     assert!(!db.exists());

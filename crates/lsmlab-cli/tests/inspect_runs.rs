@@ -151,3 +151,105 @@ fn bad_input_is_one_line() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+#[test]
+fn dump_says_a_file_named_as_a_log_is_not_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let bytes: Vec<u8> = (0..70_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    for name in ["000042.log", "MANIFEST-000042"] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, &bytes).unwrap();
+        let (code, out, err) = lsmlab(&["dump", f.to_str().unwrap()]);
+        assert_eq!(code, 1, "{name}: {out}");
+        assert!(
+            err.contains("not a") && err.contains("none of its 70000 bytes"),
+            "{err}"
+        );
+        assert!(!out.contains("crash's trace"), "{out}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// A flip on each side of the last block boundary of the WAL: valid records follow.
+fn damage_wal_across_its_last_boundary(db: &Path) -> PathBuf {
+    let wal = first(db, ".log");
+    let mut d = std::fs::read(&wal).unwrap();
+    let b = (d.len() - 1) / 32768 * 32768;
+    assert!(b > 0 && d.len() - b > 2000, "{} bytes", d.len());
+    d[b - 1] ^= 1;
+    d[b] ^= 1;
+    std::fs::write(&wal, &d).unwrap();
+    wal
+}
+
+#[test]
+fn damage_open_refuses_fails_check_with_open_error_and_bench_points_at_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    // One large memtable: every write is still in the WAL, several blocks of it.
+    let (code, _, err) = lsmlab(&[
+        "bench",
+        &format!("--db={}", db.display()),
+        "--num=3000",
+        "--value_size=200",
+        "--write_buffer_size=8388608",
+        "--benchmarks=fillrandom",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let wal = damage_wal_across_its_last_boundary(&db);
+    let before = listing(&db);
+    let (code, out, _) = lsmlab(&["check", db.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    let refused = out
+        .lines()
+        .find(|l| l.starts_with("open: REFUSED: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        refused.contains(&format!("{} at offset", wal.display()))
+            && refused.contains("whole records follow the damage"),
+        "{refused}"
+    );
+    assert!(!out.contains("deleted at the next open"), "{out}");
+    assert_eq!(listing(&db), before, "check wrote to the database");
+    let (code, _, err) = lsmlab(&[
+        "bench",
+        &format!("--db={}", db.display()),
+        "--use_existing_db=1",
+        "--num=3000",
+        "--benchmarks=readseq",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("lsmlab check"), "{err}");
+    assert!(!err.contains("use_existing_db=0"), "{err}");
+    assert_eq!(
+        std::fs::read(&wal).unwrap().len() as u64,
+        before_len(&before, &wal)
+    );
+    // Without CURRENT the directory is still a damaged database, not a place to load one.
+    std::fs::remove_file(db.join("CURRENT")).unwrap();
+    let (code, _, err) = lsmlab(&[
+        "bench",
+        &format!("--db={}", db.display()),
+        "--use_existing_db=1",
+        "--benchmarks=readseq",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("holds database files") && err.contains("lsmlab check"),
+        "{err}"
+    );
+    assert!(!err.contains("use_existing_db=0"), "{err}");
+}
+
+fn before_len(listing: &[(String, u64, std::time::SystemTime)], file: &Path) -> u64 {
+    let name = file.file_name().unwrap().to_str().unwrap();
+    listing.iter().find(|(n, _, _)| n == name).unwrap().1
+}

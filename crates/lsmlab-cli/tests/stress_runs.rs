@@ -162,3 +162,26 @@ fn a_database_without_its_expected_state_is_refused() {
         "{err}"
     );
 }
+
+/// The float-ups of a run, from its summary line.
+fn float_ups(stdout: &str) -> u64 {
+    let line = stdout.lines().find(|l| l.starts_with("stress: ")).unwrap();
+    let i = line.find(" float-ups").unwrap_or_else(|| panic!("{line}"));
+    line[..i].rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn the_summary_counts_float_ups_and_only_under_fslsm() {
+    let dir = tempfile::tempdir().unwrap();
+    // Seed 5 draws the FSLSM layout, seed 4 the leveled one.
+    for (seed, fslsm) in [(5, true), (4, false)] {
+        let db = dir.path().join(format!("db{seed}"));
+        let (code, out, err) = stress(&args(
+            &db,
+            &[&format!("--seed={seed}"), "--ops=1500", "--reopens=1"],
+        ));
+        assert_eq!(code, 0, "{out}{err}");
+        assert_eq!(out.contains("layout fslsm"), fslsm, "{out}");
+        assert_eq!(float_ups(&out) > 0, fslsm, "{out}");
+    }
+}

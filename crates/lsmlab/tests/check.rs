@@ -1,5 +1,5 @@
-//! `check::check_db` passes a healthy database, names the file of each kind of damage, and
-//! never writes.
+//! `check::check_db` passes a healthy database, names the file of each kind of damage, never
+//! writes, and says open refuses exactly when open refuses (with open's file and offset).
 
 mod common;
 
@@ -119,4 +119,86 @@ fn damage_in_each_kind_of_file_is_named() {
 fn a_directory_without_a_database_is_an_error() {
     let fs = MemFs::new();
     assert!(check_db(Path::new("/nothing"), Arc::new(fs)).is_err());
+}
+
+/// `check` on `image`, then open: check's verdict on open is open's, and when open refuses it
+/// names the same file and offset and promises no deletion.
+fn check_agrees_with_open(image: &MemFs, what: &str) -> Option<lsmlab::check::Problem> {
+    let r = check_db(Path::new(DIR), Arc::new(image.clone())).unwrap();
+    let open = Db::open(DIR, small_options(image));
+    match (&r.open_refused, open) {
+        (None, Ok(_)) => None,
+        (Some(p), Err(lsmlab::Error::Corruption { file, offset, .. })) => {
+            assert_eq!((&p.file, p.offset), (&file, offset), "{what}");
+            assert!(!r.ok(), "{what}");
+            assert!(
+                !r.notes
+                    .iter()
+                    .any(|n| n.contains("deleted at the next open")),
+                "{what}: {:?}",
+                r.notes
+            );
+            Some(p.clone())
+        }
+        (p, o) => panic!("{what}: check says {p:?}, open says {:?}", o.err()),
+    }
+}
+
+fn manifest_of(fs: &MemFs) -> (PathBuf, Vec<u8>) {
+    let p = fs
+        .files()
+        .into_iter()
+        .map(|(p, _)| p)
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("MANIFEST-")
+        })
+        .unwrap();
+    let d = fs.read_file_for_test(&p);
+    (p, d)
+}
+
+#[test]
+fn a_manifest_cut_short_fails_check_as_it_fails_open() {
+    let fs = build();
+    let (manifest, data) = manifest_of(&fs);
+    for len in [13, 50] {
+        let image = fs.crash_image(|_, n| n);
+        image.set_file_for_test(&manifest, &data[..len]);
+        let p = check_agrees_with_open(&image, &format!("cut to {len}"));
+        assert!(p.is_some(), "cut to {len}: open accepted it");
+    }
+}
+
+#[test]
+fn a_manifest_with_garbage_from_byte_18_fails_check_as_it_fails_open() {
+    let fs = build();
+    let (manifest, mut data) = manifest_of(&fs);
+    let mut x = 0x9e37_79b9u32;
+    for b in &mut data[18..] {
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        *b = (x >> 24) as u8;
+    }
+    let image = fs.crash_image(|_, n| n);
+    image.set_file_for_test(&manifest, &data);
+    assert!(check_agrees_with_open(&image, "garbage from 18").is_some());
+}
+
+#[test]
+fn a_bit_flip_in_the_manifest_fails_check_as_it_fails_open() {
+    let fs = build();
+    let (manifest, data) = manifest_of(&fs);
+    let mut refused = 0;
+    // Every byte of the first 600 (record headers and edits), one bit each.
+    for at in 0..data.len().min(600) {
+        let image = fs.crash_image(|_, n| n);
+        image.flip_bit(&manifest, at, (at % 8) as u8);
+        if check_agrees_with_open(&image, &format!("flip at {at}")).is_some() {
+            refused += 1;
+        }
+    }
+    assert!(refused > 500, "{refused}");
 }

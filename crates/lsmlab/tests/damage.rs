@@ -307,16 +307,30 @@ fn a_torn_wal_tail_is_recovered_except_under_absolute_consistency() {
 }
 
 #[test]
-fn a_zeroed_hole_in_an_unsynced_wal_is_a_crash_trace() {
-    // A power cut may persist a later page of unsynced data but not an earlier one, which
-    // reads as zeros: that is a torn tail, not damage.
+fn a_zeroed_hole_before_intact_records_is_refused_by_default() {
+    // Zeros with whole records after them: the records were written, synced here, and
+    // dropping them would lose acknowledged writes. Only a power cut that lost an earlier
+    // page of unsynced writes while keeping a later one could explain it, and nothing in the
+    // file tells that apart from damage: open refuses, naming the hole; point-in-time
+    // recovery without paranoid checks takes the writes before it, the WAL kept aside.
     let (fs, model, wal, mut data) = wal_db(20);
     let h = headers(&data);
     for b in &mut data[h[15]..h[17]] {
         *b = 0;
     }
     fs.set_file_for_test(&wal, &data);
-    let db = open_with(&fs, WalRecoveryMode::PointInTimeRecovery, true).unwrap();
+    match open_with(&fs, WalRecoveryMode::PointInTimeRecovery, true) {
+        Err(Error::Corruption {
+            file,
+            offset,
+            message,
+        }) => {
+            assert_eq!((file, offset), (wal.clone(), h[15] as u64));
+            assert!(message.contains("3 whole records follow"), "{message}");
+        }
+        other => panic!("a zeroed hole opened: {:?}", other.err()),
+    }
+    let db = open_with(&fs, WalRecoveryMode::PointInTimeRecovery, false).unwrap();
     assert_eq!(scan(&db, &Default::default()).len(), 15);
     assert_eq!(db.property_int("lsmlab.recovery.dropped-records"), Some(3));
     drop(model);

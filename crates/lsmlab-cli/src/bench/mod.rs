@@ -75,10 +75,11 @@ impl Session<'_> {
         // As db_bench: --use_existing_db reads a database that must already be there.
         // Checked here: an engine may make the directory and its LOCK before it refuses.
         if self.flags.use_existing_db && !Path::new(&self.path).join("CURRENT").exists() {
-            return Err(CliError::new(format!(
-                "--use_existing_db: no database at {} (no CURRENT file); load one first or set --use_existing_db=0",
-                self.path
-            )));
+            return Err(crate::inspect::no_database(
+                "--use_existing_db",
+                &self.path,
+                "load one first (a fill benchmark with --use_existing_db=0)",
+            ));
         }
         let db = engine::open(
             self.kind,
@@ -87,10 +88,13 @@ impl Session<'_> {
             !self.flags.use_existing_db,
         )
         .map_err(|e| {
+            // The directory holds a database (it has CURRENT) that open refused: damage, or
+            // options that do not match it. Never advise --use_existing_db=0 here: it would
+            // delete every file of the database.
             if self.flags.use_existing_db {
                 CliError::new(format!(
-                    "--use_existing_db: no database at {} ({e}); load one first or set --use_existing_db=0",
-                    self.path
+                    "--use_existing_db: cannot open the database at {} ({e}); run `lsmlab check {}` to see what is wrong, and keep the directory until it is understood",
+                    self.path, self.path
                 ))
             } else {
                 e

@@ -205,8 +205,39 @@ fn wal(env: &Env, path: &Path, limit: u64, out: &mut String) -> lsmlab::Result<(
             }
         }
     }
-    let _ = writeln!(out, "{n} records; end: {}", outcome(&reader.outcome()));
-    Ok(())
+    let end = reader.outcome();
+    let _ = writeln!(out, "{n} records; end: {}", outcome(&end));
+    judge_log(path, "a WAL", &data, n, end)
+}
+
+/// The verdict on a log file once dumped: a file named as a log in which no record is valid
+/// is not one (unless it is all zeros: a log whose first bytes never reached the disk); damage
+/// followed by valid records fails the dump as it fails open.
+fn judge_log(
+    path: &Path,
+    kind: &str,
+    data: &[u8],
+    records: u64,
+    end: ReadOutcome,
+) -> lsmlab::Result<()> {
+    if records == 0 && end != ReadOutcome::Clean && data.iter().any(|&b| b != 0) {
+        return Err(lsmlab::Error::corruption(
+            path,
+            0,
+            format!(
+                "not {kind}: none of its {} bytes form a record with a valid checksum",
+                data.len()
+            ),
+        ));
+    }
+    match end {
+        ReadOutcome::Corruption {
+            file,
+            offset,
+            message,
+        } => Err(lsmlab::Error::corruption(file, offset, message)),
+        _ => Ok(()),
+    }
 }
 
 fn outcome(o: &ReadOutcome) -> String {
@@ -294,6 +325,7 @@ fn manifest(env: &Env, path: &Path, out: &mut String) -> lsmlab::Result<()> {
             );
         }
     }
-    let _ = writeln!(out, "{n} edits; end: {}", outcome(&reader.outcome()));
-    Ok(())
+    let end = reader.outcome();
+    let _ = writeln!(out, "{n} edits; end: {}", outcome(&end));
+    judge_log(path, "a MANIFEST", &data, n, end)
 }

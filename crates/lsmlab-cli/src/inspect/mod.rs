@@ -6,36 +6,107 @@ pub mod dump;
 
 use crate::error::{CliError, CliResult};
 use lsmlab::env::PosixFs;
+use lsmlab::filename::FileKind;
 use std::path::Path;
 use std::sync::Arc;
 
+/// The error for a command that needs an existing database at `path` and finds no CURRENT
+/// file: if the directory holds database files, it is a damaged database and the advice is
+/// `lsmlab check`; only a directory without any is told how to make one (`load`), since making
+/// one deletes what is there.
+pub fn no_database(what: &str, path: &str, load: &str) -> CliError {
+    let owned = std::fs::read_dir(path).map_or(Vec::new(), |d| {
+        d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| lsmlab::filename::parse(n).is_some_and(|(k, _)| k != FileKind::Lock))
+            .collect()
+    });
+    match owned.first() {
+        Some(n) => CliError::new(format!(
+            "{what}: {path} holds database files ({n}, {} in all) but no CURRENT file: a damaged database; run `lsmlab check {path}` and keep the directory until it is understood",
+            owned.len()
+        )),
+        None => CliError::new(format!(
+            "{what}: no database at {path} (no CURRENT file); {load}"
+        )),
+    }
+}
+
 /// Usage of `lsmlab check`.
-pub const CHECK_USAGE: &str = "usage: lsmlab check DB
-Reads every table, blob file, WAL and the MANIFEST of DB and verifies every checksum, key order
-within and across tables, level invariants, blob indexes and garbage accounting. Never writes.
-Exits 1 and names each problem with its file and offset.";
+pub const CHECK_USAGE: &str = "usage: lsmlab check DB [--wal_dir=DIR] [--num_levels=N] [--wal_recovery_mode=0..3] [--paranoid_checks=0|1]
+First runs open's own recovery without writing (the MANIFEST and the files it names, the WALs
+judged by the recovery mode): says whether open would succeed, and if not, gives open's error.
+Then reads every table, blob file and the MANIFEST of DB and verifies every checksum, key order
+within and across tables, level invariants, blob indexes and garbage accounting. The flags are
+the options open would be given (defaults: the engine's). Never writes. Exits 1 and names each
+problem with its file and offset.";
 
 /// Runs `lsmlab check` with `args` (after `check`).
 pub fn check_main(args: &[String]) -> CliResult<()> {
-    let db = match args {
-        [a] if a == "--help" || a == "-h" => {
+    let mut db = None;
+    let mut opts = lsmlab::Options {
+        fs: Arc::new(PosixFs),
+        ..lsmlab::Options::default()
+    };
+    let whole = |flag: &str, v: &str| -> CliResult<u64> {
+        v.parse()
+            .map_err(|_| CliError::new(format!("{flag}={v}: allowed: a whole number")))
+    };
+    for a in args {
+        if a == "--help" || a == "-h" {
             println!("{CHECK_USAGE}");
             return Ok(());
-        }
-        [db] if !db.starts_with('-') => db,
-        _ => {
+        } else if let Some(v) = a.strip_prefix("--wal_dir=") {
+            opts.wal_dir = Some(v.into());
+        } else if let Some(v) = a.strip_prefix("--num_levels=") {
+            opts.num_levels = whole("--num_levels", v)? as usize;
+        } else if let Some(v) = a.strip_prefix("--wal_recovery_mode=") {
+            opts.wal_recovery_mode =
+                lsmlab::WalRecoveryMode::from_number(whole("--wal_recovery_mode", v)?)
+                    .map_err(|e| CliError::new(format!("--wal_recovery_mode={v}: {e}")))?;
+        } else if let Some(v) = a.strip_prefix("--paranoid_checks=") {
+            opts.paranoid_checks = match v {
+                "1" | "true" => true,
+                "0" | "false" => false,
+                _ => {
+                    return Err(CliError::new(format!(
+                        "--paranoid_checks={v}: allowed: 0, 1, false, true"
+                    )))
+                }
+            };
+        } else if a.starts_with('-') {
+            return Err(CliError::new(format!(
+                "check: unknown flag {a}; allowed: --wal_dir, --num_levels, --wal_recovery_mode, --paranoid_checks"
+            )));
+        } else if db.replace(a).is_some() {
             return Err(CliError::new(
                 "check: give one database directory: lsmlab check DB",
-            ))
+            ));
         }
+    }
+    let Some(db) = db else {
+        return Err(CliError::new(
+            "check: give one database directory: lsmlab check DB",
+        ));
     };
-    let r = lsmlab::check::check_db(Path::new(db), Arc::new(PosixFs))
+    let r = lsmlab::check::check_db_with_options(Path::new(db), &opts)
         .map_err(|e| CliError::new(format!("check: {e}")))?;
     for n in &r.notes {
         println!("note: {n}");
     }
     for p in &r.problems {
         println!("PROBLEM: {p}");
+    }
+    match &r.open_refused {
+        Some(p) => println!("open: REFUSED: {p}"),
+        None => println!(
+            "open: succeeds, replaying {} WAL records{}",
+            r.wal_records,
+            if r.wal_records_dropped > 0 {
+                format!(" and dropping {} (kept in lost/)", r.wal_records_dropped)
+            } else {
+                String::new()
+            }
+        ),
     }
     let levels: Vec<String> = r
         .tables_per_level

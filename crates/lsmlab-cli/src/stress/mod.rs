@@ -16,7 +16,7 @@ use config::{Rng, RunConfig};
 use expected::ExpectedState;
 use killfs::KillFs;
 use lsmlab::env::PosixFs;
-use lsmlab::{Db, Options};
+use lsmlab::{Db, Options, Ticker};
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -95,6 +95,9 @@ fn options(cfg: &RunConfig, a: &StressArgs, killer: bool) -> Options {
     }
 }
 
+/// How a crash cycle's child reports its float-ups on its standard error.
+const FLOAT_UPS: &str = "FLOAT-UPS ";
+
 fn now_nanos() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -118,14 +121,18 @@ pub struct Outcome {
     pub violations: u64,
     /// Opens that failed.
     pub open_failures: u64,
+    /// FSLSM float-ups run (0 under other layouts). In crash mode each child reports its
+    /// count every 100 ms, so the float-ups of its last moment before the kill are not seen:
+    /// a lower bound.
+    pub float_ups: u64,
 }
 
 impl std::fmt::Display for Outcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "stress: {} cycles ({} killed), {} operations, {} key checks after reopen ({} acknowledged values verified), {} violations, {} failed opens",
-            self.cycles, self.kills, self.ops, self.keys_verified, self.live_verified, self.violations, self.open_failures
+            "stress: {} cycles ({} killed), {} operations, {} key checks after reopen ({} acknowledged values verified), {} float-ups, {} violations, {} failed opens",
+            self.cycles, self.kills, self.ops, self.keys_verified, self.live_verified, self.float_ups, self.violations, self.open_failures
         )
     }
 }
@@ -224,15 +231,22 @@ fn in_process(a: &StressArgs, cfg: &RunConfig) -> CliResult<Outcome> {
                 a.seed
             )));
         }
-        db.close()?;
+        close(db, &mut out)?;
         out.cycles += 1;
         println!("{what}: {ops} operations, closed");
     }
     let Some(db) = reopen_and_verify(a, cfg, &expected, &mut out, "final open")? else {
         return Ok(out);
     };
-    db.close()?;
+    close(db, &mut out)?;
     Ok(out)
+}
+
+/// Closes `db`, counting the float-ups it ran.
+fn close(db: Db, out: &mut Outcome) -> CliResult<()> {
+    out.float_ups += db.statistics().ticker(Ticker::FloatUps);
+    db.close()?;
+    Ok(())
 }
 
 /// A crash cycle's child: runs the workload until it is killed.
@@ -240,8 +254,25 @@ fn child(a: &StressArgs) -> CliResult<()> {
     let cfg = RunConfig::from_seed(a.seed);
     let expected = ExpectedState::open(&a.expected, layout(a).slots())?;
     let db = Db::open(&a.db, options(&cfg, a, true))?;
-    let (_, violations, error) =
-        run_threads(a, &cfg, &db, &expected, u64::MAX, a.seed ^ now_nanos());
+    let done = AtomicBool::new(false);
+    let (_, violations, error) = std::thread::scope(|s| {
+        // The parent reads the last count after the kill (bounded, so that a long run never
+        // fills the pipe it does not read until then).
+        s.spawn(|| {
+            let (mut last, mut lines) = (0, 0);
+            while !done.load(Ordering::Relaxed) && lines < 2000 {
+                std::thread::sleep(Duration::from_millis(100));
+                let n = db.statistics().ticker(Ticker::FloatUps);
+                if n != last {
+                    eprintln!("{FLOAT_UPS}{n}");
+                    (last, lines) = (n, lines + 1);
+                }
+            }
+        });
+        let r = run_threads(a, &cfg, &db, &expected, u64::MAX, a.seed ^ now_nanos());
+        done.store(true, Ordering::Relaxed);
+        r
+    });
     for v in &violations {
         eprintln!("VIOLATION {v}");
     }
@@ -257,7 +288,7 @@ fn crash_loop(a: &StressArgs, cfg: &RunConfig) -> CliResult<Outcome> {
     let mut out = Outcome::default();
     // The database exists (and the expected state matches it) before the first kill.
     match reopen_and_verify(a, cfg, &expected()?, &mut out, "start")? {
-        Some(db) => db.close()?,
+        Some(db) => close(db, &mut out)?,
         None => return Ok(out),
     }
     let exe = std::env::current_exe()?;
@@ -308,10 +339,19 @@ fn crash_loop(a: &StressArgs, cfg: &RunConfig) -> CliResult<Outcome> {
             out.violations += 1;
             println!(
                 "{what}: child failed ({how}): {} (seed {})",
-                err.trim(),
+                err.lines()
+                    .filter(|l| !l.starts_with(FLOAT_UPS))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .trim(),
                 a.seed
             );
         }
+        out.float_ups += err
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix(FLOAT_UPS)?.parse::<u64>().ok())
+            .unwrap_or(0);
         for line in err.lines().filter(|l| l.starts_with("VIOLATION")) {
             out.violations += 1;
             println!("{what}: {line} (seed {})", a.seed);
@@ -326,7 +366,7 @@ fn crash_loop(a: &StressArgs, cfg: &RunConfig) -> CliResult<Outcome> {
         let Some(db) = reopen_and_verify(a, cfg, &expected, &mut out, &what)? else {
             return Ok(out);
         };
-        db.close()?;
+        close(db, &mut out)?;
         out.cycles += 1;
         println!(
             "{what}: {} after {} ms; verified {} keys, {} violations so far",

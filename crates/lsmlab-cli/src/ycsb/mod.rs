@@ -269,10 +269,11 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
     // As YCSB against a real store: run needs the database that load made. Checked before
     // opening: the engine makes the directory and its LOCK before it refuses.
     if args.phase == Phase::Run && !Path::new(&args.db).join("CURRENT").exists() {
-        return Err(CliError::new(format!(
-            "ycsb run: no loaded database at {} (no CURRENT file); run `lsmlab ycsb load` first",
-            args.db
-        )));
+        return Err(crate::inspect::no_database(
+            "ycsb run",
+            &args.db,
+            "run `lsmlab ycsb load` first",
+        ));
     }
     let (mut flags, set) = engine_options::flags(&args.props)?;
     // RocksDB's figures come from its statistics object; YCSB has no db_bench run to stay

@@ -1,15 +1,13 @@
-//! Checks of the files the tree names: tables and the blob records they point to, and WALs.
+//! Checks of the files the tree names: tables and the blob records they point to.
 
 use super::tree::Tree;
 use super::CheckReport;
 use crate::blob::{BlobFileReader, BlobIndex};
 use crate::env::{Env, IoCategory};
-use crate::filename::{self, blob_path, table_path, wal_path, FileKind};
+use crate::filename::{self, blob_path, table_path, FileKind};
 use crate::key::{compare_internal, parse_internal_key, user_key, ValueKind};
 use crate::sst::{BlockFetch, TableReader};
 use crate::stats::Statistics;
-use crate::wal::{LogReader, ReadOutcome};
-use crate::WriteBatch;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -230,47 +228,6 @@ fn check_blob_index(
     }
 }
 
-pub(super) fn check_wals(env: &Env, dir: &Path, tree: &Tree, report: &mut CheckReport) {
-    let Ok(names) = env.fs.list_dir(dir) else {
-        return;
-    };
-    let wals = filename::wals_from(&names, tree.log_number);
-    for n in wals {
-        let path = wal_path(dir, n);
-        let data = match env.read_file(&path, IoCategory::Other) {
-            Ok(d) => d,
-            Err(e) => {
-                report.problems.push(e.into());
-                continue;
-            }
-        };
-        report.wals += 1;
-        let mut reader = LogReader::new(&data, &path);
-        loop {
-            let at = reader.position();
-            let Some(rec) = reader.next_record() else {
-                break;
-            };
-            if WriteBatch::decode(rec).is_none() {
-                report.problem(&path, at, "WAL record is not a valid write batch");
-            }
-            report.wal_records += 1;
-        }
-        match reader.outcome() {
-            ReadOutcome::Clean => {}
-            ReadOutcome::TornTail { offset, .. } => report.notes.push(format!(
-                "{} ends in a torn record at offset {offset}: a crash's trace (unsynced writes), dropped at open",
-                path.display()
-            )),
-            ReadOutcome::Corruption {
-                file,
-                offset,
-                message,
-            } => report.problem(&file, offset, message),
-        }
-    }
-}
-
 pub(super) fn note_orphans(env: &Env, dir: &Path, tree: &Tree, report: &mut CheckReport) {
     let Ok(names) = env.fs.list_dir(dir) else {
         return;
@@ -283,9 +240,15 @@ pub(super) fn note_orphans(env: &Env, dir: &Path, tree: &Tree, report: &mut Chec
             _ => false,
         };
         if orphan {
-            report.notes.push(format!(
-                "{name} is not in the current version: left by an interrupted job or not yet purged; deleted at the next open"
-            ));
+            report.notes.push(if report.open_refused.is_some() {
+                format!(
+                    "{name} is not in the version the MANIFEST describes as far as it can be read; open refuses this database, so nothing is deleted"
+                )
+            } else {
+                format!(
+                    "{name} is not in the current version: left by an interrupted job or not yet purged; deleted at the next open"
+                )
+            });
         }
     }
 }

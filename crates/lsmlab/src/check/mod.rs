@@ -1,17 +1,21 @@
 //! `check`: reads every file of a database and verifies it, never writing anything (what
 //! `lsmlab check DB` runs, and what tests run after a crash).
 //!
-//! It replays the MANIFEST into a plain description of the tree (no `VersionSet`, so no file
-//! can be deleted), then verifies every live table (checksums of every block, internal-key order,
-//! bounds and counts against the MANIFEST), the level invariants, every blob index (it must name
-//! a live blob file and a record whose checksum, key and lengths match), the garbage accounting
-//! of every blob file, and every WAL still needed.
+//! It first runs open's own recovery as a dry run (the same MANIFEST replay and checks of the
+//! files it names, the same WAL scan judged by the same recovery mode, nothing written): a
+//! database that open would refuse fails `check` with open's error, and one that open accepts
+//! passes that part. Then it replays the MANIFEST into a plain description of the tree (no
+//! `VersionSet`, so no file can be deleted) and verifies what open does not read: every live
+//! table (checksums of every block, internal-key order, bounds and counts against the
+//! MANIFEST), the level invariants, every blob index (it must name a live blob file and a
+//! record whose checksum, key and lengths match) and the garbage accounting of every blob file.
 
 mod files;
 mod tree;
 
 use crate::env::{Env, FileSystem};
 use crate::error::Error;
+use crate::options::Options;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -80,10 +84,14 @@ pub struct CheckReport {
     pub blob_files: u64,
     /// Blob records read through their indexes.
     pub blob_records: u64,
-    /// WALs read, and the records in them.
+    /// WALs open would read.
     pub wals: u64,
-    /// Records in those WALs.
+    /// Whole records in those WALs that open would replay.
     pub wal_records: u64,
+    /// Whole records open would not replay (after a point-in-time stop), kept in `lost/`.
+    pub wal_records_dropped: u64,
+    /// The error open gives on this database, if it refuses it (also among `problems`).
+    pub open_refused: Option<Problem>,
     /// Facts worth knowing that are not damage: a torn WAL tail (a crash's trace), files no
     /// version references (deleted at the next open).
     pub notes: Vec<String>,
@@ -106,10 +114,16 @@ impl CheckReport {
     }
 }
 
-/// Checks the database in `dir` on `fs` without writing to it. Problems go into the report; an
-/// error is returned only when `dir` is not a database at all.
+/// Checks the database in `dir` on `fs` as open with default options would see it. Problems
+/// go into the report; an error is returned only when `dir` is not a database at all.
 pub fn check_db(dir: &Path, fs: Arc<dyn FileSystem>) -> crate::Result<CheckReport> {
-    check_db_with_wal_dir(dir, dir, fs)
+    check_db_with_options(
+        dir,
+        &Options {
+            fs,
+            ..Options::default()
+        },
+    )
 }
 
 /// As [`check_db`], for a database whose WALs are in `wal_dir` (`Options::wal_dir`).
@@ -118,7 +132,20 @@ pub fn check_db_with_wal_dir(
     wal_dir: &Path,
     fs: Arc<dyn FileSystem>,
 ) -> crate::Result<CheckReport> {
-    let env = Env::new(fs);
+    check_db_with_options(
+        dir,
+        &Options {
+            fs,
+            wal_dir: Some(wal_dir.to_path_buf()),
+            ..Options::default()
+        },
+    )
+}
+
+/// As [`check_db`], judged as an open with `opts` would judge it (its `fs`, `wal_dir`,
+/// `num_levels`, `wal_recovery_mode` and `paranoid_checks` matter).
+pub fn check_db_with_options(dir: &Path, opts: &Options) -> crate::Result<CheckReport> {
+    let env = Env::new(opts.fs.clone());
     if !env.fs.exists(&crate::filename::current_path(dir)) {
         return Err(Error::NotADatabase(format!(
             "{} is not a database (no CURRENT file)",
@@ -126,11 +153,59 @@ pub fn check_db_with_wal_dir(
         )));
     }
     let mut report = CheckReport::default();
+    match crate::db::dry_run(dir, opts) {
+        Ok(r) => note_recovery(&mut report, &r),
+        Err(e) => {
+            let p = Problem::from(e);
+            report.open_refused = Some(p.clone());
+            report.problems.push(p);
+        }
+    }
     let Some(tree) = tree::Tree::read(&env, dir, &mut report) else {
+        dedup_open_error(&mut report);
         return Ok(report);
     };
     files::check_tables(&env, dir, &tree, &mut report);
-    files::check_wals(&env, wal_dir, &tree, &mut report);
     files::note_orphans(&env, dir, &tree, &mut report);
+    dedup_open_error(&mut report);
     Ok(report)
+}
+
+/// What the dry run of recovery says open would do with the WALs.
+fn note_recovery(report: &mut CheckReport, r: &crate::db::RecoveryReport) {
+    report.wals = r.wals;
+    report.wal_records = r.records;
+    report.wal_records_dropped = r.dropped_records;
+    if let Some(why) = &r.stopped {
+        report.notes.push(format!(
+            "open stops WAL replay: {why}; {} whole records after it are not replayed{}",
+            r.dropped_records,
+            if r.keep_aside.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; WAL(s) {:?} are kept aside in lost/, never deleted",
+                    r.keep_aside
+                )
+            }
+        ));
+    }
+    if r.damaged_regions > 0 {
+        report.notes.push(format!(
+            "open finds {} damaged WAL regions (skipped under skip-any; a point-in-time stop at the first)",
+            r.damaged_regions
+        ));
+    }
+}
+
+/// The MANIFEST read below may meet the damage open refused: it is reported once.
+fn dedup_open_error(report: &mut CheckReport) {
+    let Some(open) = report.open_refused.clone() else {
+        return;
+    };
+    let mut first = true;
+    report.problems.retain(|p| {
+        let same = p.file == open.file && p.offset == open.offset;
+        !same || std::mem::take(&mut first)
+    });
 }

@@ -23,7 +23,6 @@ pub(super) struct Tree {
     /// Per level: table number → table.
     pub(super) levels: Vec<BTreeMap<u64, NewFile>>,
     pub(super) blobs: BTreeMap<u64, Blob>,
-    pub(super) log_number: u64,
 }
 
 impl Tree {
@@ -98,9 +97,6 @@ impl Tree {
     }
 
     fn apply(&mut self, edit: &VersionEdit, at: u64, report: &mut CheckReport) {
-        if let Some(n) = edit.log_number {
-            self.log_number = n;
-        }
         for b in &edit.blob_added {
             self.blobs.insert(
                 b.number,

@@ -19,6 +19,8 @@ mod write;
 mod write_queue;
 
 pub use iter::DbIterator;
+pub(crate) use recovery::dry_run;
+pub(crate) use replay::RecoveryReport;
 pub use snapshot::Snapshot;
 
 use crate::blob::BlobCache;

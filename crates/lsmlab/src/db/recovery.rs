@@ -66,14 +66,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     let reaper = DbInner::reaper_for(&env, dir, &tables, &blobs);
     let purger = reaper.clone();
     let mut names = env.fs.list_dir(dir)?;
-    // The WALs' names, wherever they are; with a separate WAL directory only its WALs count
-    // (it may be shared with other files).
-    let mut wal_names: Vec<String> = if wal_dir == dir {
-        names.clone()
-    } else {
-        env.fs.list_dir(&wal_dir)?
-    };
-    wal_names.retain(|n| matches!(filename::parse(n), Some((FileKind::Wal, _))));
+    let mut wal_names = list_wals(&env, dir, &wal_dir, &names)?;
     let mut versions = if env.fs.exists(&current_path(dir)) {
         if opts.error_if_exists {
             return Err(Error::InvalidArgument(format!(
@@ -130,27 +123,15 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         vs
     };
 
-    // A WAL created after the last MANIFEST edit has a number the MANIFEST does not know of;
-    // no number in the directory may be handed out again (a new WAL would truncate it).
-    for name in names.iter().chain(&wal_names) {
-        if let Some((_, n)) = filename::parse(name) {
-            versions.next_file_number = versions.next_file_number.max(n + 1);
-        }
-    }
-
-    // Replay every WAL not yet flushed, oldest first, into level-0 tables.
-    let wals = filename::wals_from(&wal_names, versions.log_number);
-    let mut edit = VersionEdit::default();
-    let mut report = RecoveryReport::default();
-    let last_seq = replay_wals(
+    let (mut edit, report, last_seq) = replay_needed(
         &env,
         dir,
         &wal_dir,
         &opts,
         &mut versions,
-        &mut edit,
-        &wals,
-        &mut report,
+        &names,
+        &wal_names,
+        true,
     )?;
     versions.last_sequence = last_seq;
     let wal_number = versions.new_file_number();
@@ -229,6 +210,97 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     };
     delete_obsolete_wals(&inner, wal_number);
     Ok(inner)
+}
+
+/// The names of the WALs, wherever they are; with a separate WAL directory only its WALs
+/// count (it may be shared with other files).
+fn list_wals(env: &Env, dir: &Path, wal_dir: &Path, names: &[String]) -> Result<Vec<String>> {
+    let mut wal_names: Vec<String> = if wal_dir == dir {
+        names.to_vec()
+    } else {
+        env.fs.list_dir(wal_dir)?
+    };
+    wal_names.retain(|n| matches!(filename::parse(n), Some((FileKind::Wal, _))));
+    Ok(wal_names)
+}
+
+/// Replays every WAL the recovered `versions` still needs, oldest first, into level-0 tables
+/// (with `write`; without it, a dry run that judges every record and writes nothing). Returns
+/// the edit adding the tables, what replay did, and the newest sequence number replayed.
+#[allow(clippy::too_many_arguments)]
+fn replay_needed(
+    env: &Env,
+    dir: &Path,
+    wal_dir: &Path,
+    opts: &Options,
+    versions: &mut VersionSet,
+    names: &[String],
+    wal_names: &[String],
+    write: bool,
+) -> Result<(VersionEdit, RecoveryReport, u64)> {
+    // A WAL created after the last MANIFEST edit has a number the MANIFEST does not know of;
+    // no number in the directory may be handed out again (a new WAL would truncate it).
+    for name in names.iter().chain(wal_names) {
+        if let Some((_, n)) = filename::parse(name) {
+            versions.next_file_number = versions.next_file_number.max(n + 1);
+        }
+    }
+    let wals = filename::wals_from(wal_names, versions.log_number);
+    let mut edit = VersionEdit::default();
+    let mut report = RecoveryReport::default();
+    let last_seq = replay_wals(
+        env,
+        dir,
+        wal_dir,
+        opts,
+        versions,
+        &mut edit,
+        &wals,
+        &mut report,
+        write,
+    )?;
+    Ok((edit, report, last_seq))
+}
+
+/// What open would do with the database in `dir`, without writing anything: the same MANIFEST
+/// replay and checks of the files it names, the same WAL scan judged by the same recovery
+/// mode. `check` runs it, so that it passes exactly when open succeeds. The error is the one
+/// open would give.
+pub(crate) fn dry_run(dir: &Path, opts: &Options) -> Result<RecoveryReport> {
+    opts.validate()?;
+    let env = Env::new(opts.fs.clone());
+    if !env.fs.exists(&current_path(dir)) {
+        return Err(Error::NotADatabase(format!(
+            "{} is not a database (no CURRENT file)",
+            dir.display()
+        )));
+    }
+    let wal_dir = opts.wal_dir_for(dir);
+    let stats = Arc::new(Statistics::new());
+    let tables = Arc::new(TableCache::new(
+        env.clone(),
+        dir.to_path_buf(),
+        None,
+        stats.clone(),
+    ));
+    let blobs = Arc::new(BlobCache::new(env.clone(), dir.to_path_buf(), stats));
+    // The reaper only deletes when purged, which a dry run never does.
+    let reaper = DbInner::reaper_for(&env, dir, &tables, &blobs);
+    let names = env.fs.list_dir(dir)?;
+    let wal_names = list_wals(&env, dir, &wal_dir, &names)?;
+    let mut versions =
+        VersionSet::recover_with_wal_dir(env.clone(), dir, &wal_dir, opts.num_levels, reaper)?;
+    let (_, report, _) = replay_needed(
+        &env,
+        dir,
+        &wal_dir,
+        opts,
+        &mut versions,
+        &names,
+        &wal_names,
+        false,
+    )?;
+    Ok(report)
 }
 
 fn log_recovery(log: &InfoLog, dir: &Path, r: &RecoveryReport) {

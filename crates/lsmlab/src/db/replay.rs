@@ -35,6 +35,9 @@ pub(crate) struct RecoveryReport {
 
 /// Replays the WALs numbered `wals` (oldest first) on top of `versions`, flushing what they
 /// hold into level-0 tables added to `edit`. Returns the newest sequence number replayed.
+///
+/// With `write` false it is a dry run for `check`: every record is read, decoded and judged
+/// exactly as at open, and nothing is applied or written.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn replay_wals(
     env: &Env,
@@ -45,6 +48,7 @@ pub(crate) fn replay_wals(
     edit: &mut VersionEdit,
     wals: &[u64],
     report: &mut RecoveryReport,
+    write: bool,
 ) -> Result<u64> {
     let mode = opts.wal_recovery_mode;
     let mut last_seq = versions.last_sequence;
@@ -57,7 +61,7 @@ pub(crate) fn replay_wals(
     // record must follow the newest write the tables hold: a later one means an older WAL lost
     // every record while a newer one kept some.
     let mut next_seq: Option<u64> = None;
-    for &num in wals {
+    for (i, &num) in wals.iter().enumerate() {
         let path = wal_path(wal_dir, num);
         let data = env.read_file(&path, IoCategory::Other)?;
         let mut reader = LogReader::new(&data, &path);
@@ -98,10 +102,12 @@ pub(crate) fn replay_wals(
                     continue;
                 }
                 next_seq = Some(seq + batch.len() as u64);
-                DbInner::apply_batch(&mem, &batch, seq);
+                if write {
+                    DbInner::apply_batch(&mem, &batch, seq);
+                }
                 last_seq = last_seq.max(seq + batch.len() as u64 - 1);
                 report.records += 1;
-                if mem.approximate_size() >= opts.write_buffer_size {
+                if write && mem.approximate_size() >= opts.write_buffer_size {
                     flush_recovered(env, dir, opts, versions, edit, &mem)?;
                     mem = MemTable::new(0);
                 }
@@ -144,7 +150,17 @@ pub(crate) fn replay_wals(
                         report.stopped =
                             Some(format!("{message} ({} at {offset})", file.display()));
                     }
-                    _ => return Err(Error::corruption(file, offset, message)),
+                    _ => {
+                        return Err(refuse(
+                            env,
+                            wal_dir,
+                            &wals[i + 1..],
+                            &mut reader,
+                            file,
+                            offset,
+                            message,
+                        ))
+                    }
                 },
             }
             // Go on after the damage: to replay (skip any) or to count what is dropped.
@@ -156,10 +172,42 @@ pub(crate) fn replay_wals(
             report.keep_aside.push(num);
         }
     }
-    if !mem.is_empty() {
+    if write && !mem.is_empty() {
         flush_recovered(env, dir, opts, versions, edit, &mem)?;
     }
     Ok(last_seq)
+}
+
+/// The error that refuses a damaged WAL, with the count of the whole records after the
+/// damage (in this WAL and in the later ones) that recovering up to the damage would drop:
+/// what a person needs to judge the damage, and why open does not go on without them.
+fn refuse(
+    env: &Env,
+    wal_dir: &Path,
+    later: &[u64],
+    reader: &mut LogReader,
+    file: std::path::PathBuf,
+    offset: u64,
+    message: String,
+) -> Error {
+    let here = reader.count_records_to_end();
+    let mut after = 0;
+    for &n in later {
+        if let Ok(data) = env.read_file(&wal_path(wal_dir, n), IoCategory::Other) {
+            after += LogReader::new(&data, &wal_path(wal_dir, n)).count_records_to_end();
+        }
+    }
+    let later = match later.len() {
+        0 => String::new(),
+        n => format!(" and {after} in the {n} later WAL(s)"),
+    };
+    Error::corruption(
+        file,
+        offset,
+        format!(
+            "{message}; {here} whole records follow the damage in this WAL{later}, which recovery up to the damage would drop"
+        ),
+    )
 }
 
 fn flush_recovered(

@@ -255,7 +255,7 @@ mod tests {
     }
 
     #[test]
-    fn zeros_are_unwritten_bytes_a_torn_tail_whatever_follows() {
+    fn zeros_to_the_end_are_a_torn_tail_zeros_before_records_are_corruption() {
         let (_, data) = write_log(&small());
         let h = headers(&data);
         // Zeros to the end: the file grew but its last bytes never reached the disk.
@@ -273,19 +273,38 @@ mod tests {
             ),
             "{outcome:?}"
         );
-        // Zeros before intact records: an unsynced page lost while a later one survived.
+        // Zeros before intact records: those records were written whole, and dropping them
+        // would lose them; only a crash that lost pages of unsynced writes could explain the
+        // zeros, and nothing here tells that apart from damage.
         let mut d = data.clone();
         d[h[3]..h[5]].fill(0);
         let (got, outcome) = read_all(&d);
         assert_eq!(got, small()[..3].to_vec());
         assert!(
-            matches!(
-                outcome,
-                ReadOutcome::TornTail {
-                    truncated: false,
-                    ..
-                }
-            ),
+            matches!(outcome, ReadOutcome::Corruption { offset, .. } if offset == h[3] as u64),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn garbage_over_several_records_to_the_end_is_corruption() {
+        let (_, data) = write_log(&small());
+        let h = headers(&data);
+        // From inside record 5 to the end: more than the last record, and not zeros.
+        let mut d = data.clone();
+        d[h[5] + 9..].fill(0xAB);
+        let (got, outcome) = read_all(&d);
+        assert_eq!(got, small()[..5].to_vec());
+        assert!(
+            matches!(outcome, ReadOutcome::Corruption { offset, .. } if offset == h[5] as u64),
+            "{outcome:?}"
+        );
+        // From the header of record 5: a length no writer writes is not a cut-short append.
+        let mut d = data.clone();
+        d[h[5]..].fill(0xAB);
+        let (_, outcome) = read_all(&d);
+        assert!(
+            matches!(outcome, ReadOutcome::Corruption { offset, .. } if offset == h[5] as u64),
             "{outcome:?}"
         );
     }

@@ -164,41 +164,65 @@ impl<'a> LogReader<'a> {
 
     /// Decides between torn tail and damage for a bad fragment at `bad_at` in the record that
     /// starts at `start`. Logs are only ever appended to, so a crash can leave just one trace:
-    /// the end of the file is missing or, for unsynced data, reads as zeros. Anything else —
-    /// a damaged record with valid data after it, or a complete record whose length field
-    /// was changed — was written whole and damaged afterwards.
+    /// the end of the file is missing or, for unsynced pages after a power cut, reads as zeros.
+    /// So the damage is a torn tail only if no valid fragment follows it anywhere (wherever it
+    /// lies relative to the block boundaries) and the file ends in one of the ways an
+    /// interrupted append ends it: the bad fragment runs past the end of the file, only zeros
+    /// follow from it, or it is the last fragment (complete, failing its checksum) with only
+    /// zeros after it. Anything else was written whole and damaged afterwards.
     fn fail(&mut self, start: usize, why: &str, bad_at: usize) {
         self.damage_at = Some(bad_at);
         let rest = self.data.get(bad_at..).unwrap_or_default();
         let hole = rest.iter().take(HEADER_SIZE).all(|&b| b == 0);
-        let outcome = if self.complete_with_damaged_length(bad_at) {
-            Some("fragment length does not match its complete, checksummed payload")
-        } else if hole && rest.iter().all(|&b| b == 0) {
+        let torn = if self.complete_with_damaged_length(bad_at) {
+            Err("fragment length does not match its complete, checksummed payload".to_string())
+        } else if let Some(next) = self.find_fragment(bad_at + 1, |_| true) {
+            Err(if hole {
+                format!("zeroed bytes where a fragment should start, yet a valid fragment follows at offset {next}")
+            } else {
+                format!("{why}, yet a valid fragment follows at offset {next}")
+            })
+        } else if rest.iter().all(|&b| b == 0) {
             // The file was extended but its last bytes never written: an interrupted append.
-            self.outcome = Some(ReadOutcome::TornTail {
-                offset: start as u64,
-                truncated: true,
-            });
-            return;
-        } else if self.find_fragment(bad_at + 1, |_| true).is_some() {
-            // Zeros before valid data: a page of unsynced data lost in a power cut while a
-            // later one survived. Unsynced data was never promised, so it counts as a damaged
-            // tail, which the MANIFEST (synced at every edit) never has and reports.
-            (!hole).then_some(why)
+            Ok(true)
+        } else if !hole && self.cut_by_the_end(bad_at) {
+            // The append of the last fragment was cut short.
+            Ok(true)
+        } else if !hole && self.last_fragment_then_zeros(bad_at) {
+            // The last fragment is whole but fails its checksum: a torn write of its pages.
+            Ok(false)
         } else {
-            None
+            Err(format!(
+                "{why}, and the bytes after it are neither records nor zeros (a crash leaves neither)"
+            ))
         };
-        self.outcome = Some(match outcome {
-            Some(message) => ReadOutcome::Corruption {
+        self.outcome = Some(match torn {
+            Ok(truncated) => ReadOutcome::TornTail {
+                offset: start as u64,
+                truncated,
+            },
+            Err(message) => ReadOutcome::Corruption {
                 file: self.path.clone(),
                 offset: start as u64,
-                message: message.to_string(),
-            },
-            None => ReadOutcome::TornTail {
-                offset: start as u64,
-                truncated: !hole && self.runs_past_end(bad_at),
+                message,
             },
         });
+    }
+
+    /// True if the fragment at `at` has a header a writer could have written (a known type, a
+    /// length within its block), lies whole inside the file, and is followed only by zeros.
+    fn last_fragment_then_zeros(&self, at: usize) -> bool {
+        let Some(h) = self.data.get(at..at + HEADER_SIZE) else {
+            return false;
+        };
+        let len = u16::from_le_bytes([h[4], h[5]]) as usize;
+        let end = at + HEADER_SIZE + len;
+        FragmentType::from_u8(h[6]).is_some()
+            && end <= (at / BLOCK_SIZE + 1) * BLOCK_SIZE
+            && self
+                .data
+                .get(end..)
+                .is_some_and(|tail| tail.iter().all(|&b| b == 0))
     }
 
     /// True if the fragment at `at` claims more bytes than its block or the file holds, yet its
@@ -232,33 +256,66 @@ impl<'a> LogReader<'a> {
         false
     }
 
-    /// Offset of the first valid fragment at or after `from` whose type `want` accepts. In the
-    /// block of `from` every offset is tried (a damaged header hides where the next fragment
-    /// starts; a chance match needs a CRC32C collision); later blocks are walked from their
-    /// start, where a fragment always begins.
+    /// Offset of the first valid fragment at or after `from` whose type `want` accepts.
+    ///
+    /// From `from` to the end of its block every offset is tried (a damaged header hides where
+    /// the next fragment starts; a chance match needs a CRC32C collision). Later blocks are
+    /// walked fragment by fragment from their start, where a fragment always begins; where a
+    /// walk meets a bad fragment (damage that runs on across a block boundary, or starts in a
+    /// later block), every offset after it in that block is tried again. So valid data after
+    /// damage is found wherever the damage lies relative to the block boundaries.
     fn find_fragment(&self, from: usize, want: impl Fn(FragmentType) -> bool) -> Option<usize> {
-        let block_end = (from / BLOCK_SIZE + 1) * BLOCK_SIZE;
         let mut p = from;
-        while p + HEADER_SIZE <= block_end.min(self.data.len()) {
-            if let (Fragment::Ok(t, _), _) = self.read_fragment(p) {
-                if want(t) {
-                    return Some(p);
+        let mut scan = true;
+        while p < self.data.len() {
+            let block_end = (p / BLOCK_SIZE + 1) * BLOCK_SIZE;
+            if scan {
+                scan = false;
+                let last = block_end.min(self.data.len()).saturating_sub(HEADER_SIZE);
+                p = (p..=last)
+                    .find(|&q| self.plausible_header(q) && self.valid_at(q))
+                    .unwrap_or(block_end);
+                continue;
+            }
+            match self.read_fragment(p) {
+                (Fragment::Ok(t, _), _) if want(t) => return Some(p),
+                (Fragment::Ok(..) | Fragment::Padding, next) => p = next,
+                (Fragment::End, _) => return None,
+                (Fragment::Bad(_), _) => {
+                    p += 1;
+                    scan = true;
                 }
             }
-            p += 1;
-        }
-        let mut block = block_end;
-        while block < self.data.len() {
-            let mut at = block;
-            while let (Fragment::Ok(t, _), next) = self.read_fragment(at) {
-                if want(t) {
-                    return Some(at);
-                }
-                at = next;
-            }
-            block += BLOCK_SIZE;
         }
         None
+    }
+
+    /// A cheap test before the checksum when every offset of a block is tried: a known type
+    /// and a length within the block.
+    fn plausible_header(&self, at: usize) -> bool {
+        self.data.get(at..at + HEADER_SIZE).is_some_and(|h| {
+            (1..=4).contains(&h[6])
+                && HEADER_SIZE + u16::from_le_bytes([h[4], h[5]]) as usize
+                    <= BLOCK_SIZE - at % BLOCK_SIZE
+        })
+    }
+
+    fn valid_at(&self, at: usize) -> bool {
+        matches!(self.read_fragment(at).0, Fragment::Ok(..))
+    }
+
+    /// Whole records from the current position to the end, going on after every damaged
+    /// stretch: how many valid records a stop here would drop. Consumes the reader.
+    pub fn count_records_to_end(&mut self) -> u64 {
+        let mut n = 0;
+        loop {
+            while self.next_record().is_some() {
+                n += 1;
+            }
+            if !self.skip_damage() {
+                return n;
+            }
+        }
     }
 
     /// After damage or a torn tail, moves on to the next record that starts after the damage,
@@ -280,12 +337,17 @@ impl<'a> LogReader<'a> {
         }
     }
 
-    /// True if the fragment at `at` claims more bytes than the file holds.
-    fn runs_past_end(&self, at: usize) -> bool {
-        match self.data.get(at + 4..at + 6) {
+    /// True if the fragment at `at` is what an append cut short by the end of the file leaves:
+    /// its header is cut, or it is a header a writer could have written (a known type, a
+    /// length within its block) whose payload runs past the end of the file.
+    fn cut_by_the_end(&self, at: usize) -> bool {
+        match self.data.get(at..at + HEADER_SIZE) {
             None => true,
-            Some(b) => {
-                at + HEADER_SIZE + u16::from_le_bytes([b[0], b[1]]) as usize > self.data.len()
+            Some(h) => {
+                let end = at + HEADER_SIZE + u16::from_le_bytes([h[4], h[5]]) as usize;
+                FragmentType::from_u8(h[6]).is_some()
+                    && end <= (at / BLOCK_SIZE + 1) * BLOCK_SIZE
+                    && end > self.data.len()
             }
         }
     }
