@@ -581,3 +581,50 @@ fn resume_reuses_a_whole_load_and_rebuilds_a_partial_one() {
     assert_all_found(&out, 4);
     assert!(!out.join("db").exists());
 }
+
+#[test]
+fn claims_are_decided_in_the_report_and_gate_the_exit() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Every read finds its key in every run: a CI of exactly [1, 1].
+    let text = format!(
+        "{TINY}[[claim]]\nquote = \"reads find every key, filter or not\"\nseed_value = 1.0\nmetric = \"readrandom.found_fraction\"\nratio = {{ axis = \"bloom_bits\", a = 10, b = 0 }}\nrelation = \"about\"\ntolerance = 0.01\n[[claim]]\nquote = \"reads find twice the keys\"\nmetric = \"readrandom.found_fraction\"\nrelation = \"greater\"\nthan = 2\n"
+    );
+    let plan = write_plan(tmp.path(), &text);
+    let out = tmp.path().join("out");
+    let (code, stdout, stderr) = lsmlab(&[
+        "run",
+        &plan,
+        "--out",
+        out.to_str().unwrap(),
+        "--check-claims",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stdout.trim().ends_with("report.html"),
+        "the report is written first"
+    );
+    let last = stderr.lines().last().unwrap_or("");
+    assert!(
+        last.contains("--check-claims: claim 2 (readrandom.found_fraction): lsmlab not reproduced"),
+        "{stderr}"
+    );
+    assert!(!last.contains("claim 1"), "{last}");
+    let csv = std::fs::read_to_string(out.join("claims.csv")).unwrap();
+    assert!(
+        csv.contains(",lsmlab,1.000000,1.000000,1.000000,2,reproduced,"),
+        "{csv}"
+    );
+    assert!(csv.contains(",not reproduced,"), "{csv}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_well_formed_and_offline(&html);
+    let claims_at = html.find("Claims of the seed").unwrap();
+    assert!(
+        claims_at < html.find("Findings").unwrap(),
+        "claims come first"
+    );
+    // `report` decides the same; only --check-claims makes it an error.
+    let (code, _, stderr) = lsmlab(&["report", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, _) = lsmlab(&["report", out.to_str().unwrap(), "--check-claims"]);
+    assert_eq!(code, 1);
+}

@@ -53,7 +53,7 @@ pub struct Engine {
 }
 
 /// LevelDB 1.23's db_bench benchmarks.
-const LEVELDB_BENCHMARKS: &[&str] = &[
+pub(crate) const LEVELDB_BENCHMARKS: &[&str] = &[
     "fillseq",
     "fillsync",
     "fillrandom",

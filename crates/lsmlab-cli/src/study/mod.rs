@@ -3,6 +3,7 @@
 //! rebuilds the report; `lsmlab merge` joins shards. See docs/studies.md.
 
 pub mod analysis;
+pub mod claims;
 pub mod engines;
 pub mod environment;
 pub mod figures;
@@ -18,6 +19,7 @@ pub mod runner;
 pub mod sampler;
 pub mod shard;
 pub mod statistics;
+pub mod vocabulary;
 
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
@@ -387,27 +389,56 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
     );
     runner::clear_stale_databases(&db_dir, &order);
     let mut progress = runner::Progress::new(order.len(), skipped);
-    let mut failed = 0;
     for (i, key) in pending {
         progress.start(&key.id());
         let t = std::time::Instant::now();
         let rec = runner::run_one(&ctx, &mut loads, key, i)?;
-        failed += usize::from(rec.status != "ok");
         progress.finish(&rec, t.elapsed().as_secs_f64());
     }
     progress.close();
     loads.remove_all(&db_dir);
     let _ = std::fs::remove_dir(&db_dir);
-    let report = finish(&dir)?;
-    if failed > 0 {
-        eprintln!("{failed} runs failed; their errors are in the report and runs/*/result.json");
-    }
-    println!("{}", report.display());
-    Ok(())
+    finish(&dir)?.conclude(args.check_claims)
 }
 
-/// Writes runs.csv, summary and comparisons, plots and the report; returns report.html's path.
-pub fn finish(dir: &Path) -> CliResult<PathBuf> {
+/// What `finish` made of a results directory.
+pub struct Finished {
+    /// report.html.
+    pub report: PathBuf,
+    /// Runs that failed.
+    pub failed_runs: usize,
+    /// One line per claim that is not reproduced (see `claims::failures`).
+    pub claim_failures: Vec<String>,
+}
+
+impl Finished {
+    /// Prints the report's path; an error when runs failed, or, with `check_claims`, when a
+    /// claim is not reproduced.
+    pub fn conclude(&self, check_claims: bool) -> CliResult<()> {
+        println!("{}", self.report.display());
+        let mut why = Vec::new();
+        if self.failed_runs > 0 {
+            why.push(format!(
+                "{} runs failed (their errors are in the report and runs/*/result.json)",
+                self.failed_runs
+            ));
+        }
+        if check_claims && !self.claim_failures.is_empty() {
+            why.push(format!(
+                "--check-claims: {}",
+                self.claim_failures.join("; ")
+            ));
+        }
+        if why.is_empty() {
+            Ok(())
+        } else {
+            Err(CliError::new(why.join("; ")))
+        }
+    }
+}
+
+/// Writes runs.csv, summary and comparisons, claims, plots and the report.
+pub fn finish(dir: &Path) -> CliResult<Finished> {
     let expanded: Expanded = serde_json::from_str(
         &std::fs::read_to_string(dir.join("plan.json")).map_err(|e| {
             CliError::new(format!("{}: not a results directory ({e})", dir.display()))
@@ -438,6 +469,18 @@ pub fn finish(dir: &Path) -> CliResult<PathBuf> {
         expanded.plan.compare.as_deref(),
     );
     write(&dir.join("compare.csv"), &analysis::compare_csv(&compare))?;
+    let outcomes = claims::evaluate(
+        &expanded.plan.claim,
+        &expanded.cells,
+        &engine_names,
+        &records,
+    );
+    if !expanded.plan.claim.is_empty() {
+        write(
+            &dir.join("claims.csv"),
+            &claims::claims_csv(&expanded.plan.claim, &outcomes),
+        )?;
+    }
     let input = report::Input {
         dir,
         expanded: &expanded,
@@ -445,15 +488,19 @@ pub fn finish(dir: &Path) -> CliResult<PathBuf> {
         records: &records,
         summary: &summary,
         compare: &compare,
+        claims: &outcomes,
     };
-    report::write_all(&input)
+    let report = report::write_all(&input)?;
+    Ok(Finished {
+        report,
+        failed_runs: records.iter().filter(|r| r.status != "ok").count(),
+        claim_failures: claims::failures(&expanded.plan.claim, &outcomes),
+    })
 }
 
 /// `lsmlab report DIR`.
-pub fn report_main(dir: &Path) -> CliResult<()> {
-    let path = finish(dir)?;
-    println!("{}", path.display());
-    Ok(())
+pub fn report_main(dir: &Path, check_claims: bool) -> CliResult<()> {
+    finish(dir)?.conclude(check_claims)
 }
 
 /// `lsmlab merge DIR... --out OUT`.
@@ -462,9 +509,7 @@ pub fn merge_main(dirs: &[PathBuf], out: &Path) -> CliResult<()> {
     for w in shard::merge(dirs, out)? {
         eprintln!("warning: {w}");
     }
-    let path = finish(out)?;
-    println!("{}", path.display());
-    Ok(())
+    finish(out)?.conclude(false)
 }
 
 #[cfg(test)]

@@ -66,6 +66,9 @@ pub struct Plan {
     /// Where the databases live (default: `db/` in the results directory).
     #[serde(default)]
     pub db_dir: Option<String>,
+    /// The seed's claims, checked against the runs (see `claims`).
+    #[serde(default)]
+    pub claim: Vec<super::claims::Claim>,
 }
 
 fn default_engines() -> Vec<String> {
@@ -242,6 +245,7 @@ impl Plan {
             }
         })?;
         plan.check()?;
+        super::vocabulary::check(&plan, text)?;
         Ok(plan)
     }
 
@@ -310,6 +314,16 @@ impl Plan {
                 )));
             }
         }
+        let engines: Vec<String> = self
+            .engines
+            .iter()
+            .chain(&self.optional_engines)
+            .cloned()
+            .collect();
+        let axes = self.axis_values();
+        for (i, c) in self.claim.iter().enumerate() {
+            c.check(i, &axes, &engines)?;
+        }
         for f in &self.figure {
             if !["bar", "line", "timeseries", "table"].contains(&f.kind.as_str()) {
                 return Err(CliError::new(format!(
@@ -319,6 +333,24 @@ impl Plan {
             }
         }
         Ok(())
+    }
+
+    /// Every axis with every value the plan or any of its scales gives it.
+    pub fn axis_values(&self) -> BTreeMap<String, Vec<String>> {
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let tables = std::iter::once(&self.matrix).chain(self.scale.values().map(|s| &s.matrix));
+        for t in tables {
+            for (k, v) in t {
+                let list = out.entry(k.clone()).or_default();
+                for v in v.as_array().into_iter().flatten() {
+                    let text = value_text(v);
+                    if !list.contains(&text) {
+                        list.push(text);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The scale to run: `name`, else `default_scale`, else `quick` when present, else none.

@@ -3,6 +3,7 @@
 //! the directory, so `lsmlab report DIR` redraws it anywhere.
 
 use super::analysis::{CompareRow, SummaryRow, NOISY_CV};
+use super::claims::Outcome;
 use super::environment::Environment;
 use super::figures::{self, Panel};
 use super::plots::{self, Chart};
@@ -26,6 +27,8 @@ pub struct Input<'a> {
     pub summary: &'a [SummaryRow],
     /// Ratios.
     pub compare: &'a [CompareRow],
+    /// The plan's claims on each engine.
+    pub claims: &'a [Outcome],
 }
 
 fn esc(s: &str) -> String {
@@ -376,10 +379,41 @@ fn table_rows(p: &Panel) -> Vec<[String; 7]> {
         .collect()
 }
 
+/// The claims table: the claim, the seed's figure, the engine, the measured figure with its
+/// 95 % CI, the verdict. The claim's text and seed figure are on its first row only.
+fn claim_rows(input: &Input) -> Vec<[String; 5]> {
+    let claims = &input.expanded.plan.claim;
+    let mut out = Vec::new();
+    let mut last = usize::MAX;
+    for o in input.claims {
+        let Some(c) = claims.get(o.claim) else {
+            continue;
+        };
+        let first = o.claim != last;
+        last = o.claim;
+        out.push([
+            if first {
+                format!("{}. “{}” — {}", o.claim + 1, c.quote, c.describe())
+            } else {
+                String::new()
+            },
+            if first { c.seed_text() } else { String::new() },
+            o.engine.clone(),
+            o.figure.clone(),
+            o.verdict.text().to_string(),
+        ]);
+    }
+    out
+}
+
+/// How the verdicts are decided, under the claims table.
+const CLAIMS_NOTE: &str = "Ratios are geometric means of paired runs (same repetition), pooled over the cells the claim leaves open, with the 95 % CI of the mean log-ratio (Student's t); metrics are means with their t CI. Verdicts follow from the CI alone: reproduced (the CI lies where the seed says), reversed (the CI lies on the other side of 1), not reproduced (on the wrong side of the seed's threshold, or inside the tolerance of no effect), inconclusive (the CI holds the threshold); n/a where an engine has no such figure. In a crossover, * marks a ratio whose CI excludes the threshold.";
+
 const CSS: &str = "body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}
 th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}svg{max-width:100%;height:auto}
-.q{font-size:1.15em;background:#f6f8fa;border-left:4px solid #0072b2;padding:.5em 1em}.small{color:#666;font-size:.85em}";
+.q{font-size:1.15em;background:#f6f8fa;border-left:4px solid #0072b2;padding:.5em 1em}.small{color:#666;font-size:.85em}
+td.v{font-weight:bold}td.reproduced{color:#1a7f37}td.reversed,td.not-reproduced{color:#b42318}td.inconclusive{color:#9a6700}";
 
 /// Writes report.md, report.html and the plots; returns report.html's path.
 pub fn write_all(input: &Input) -> CliResult<PathBuf> {
@@ -515,6 +549,18 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
     if !plan.question.is_empty() {
         let _ = writeln!(md, "> {}\n", plan.question);
     }
+    let claims = claim_rows(input);
+    if !claims.is_empty() {
+        let _ = writeln!(
+            md,
+            "## Claims of the seed\n\n| claim | seed | engine | measured (95 % CI) | verdict |\n|---|---|---|---|---|"
+        );
+        for r in &claims {
+            let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+            let _ = writeln!(md, "| {} |", r.join(" | "));
+        }
+        let _ = writeln!(md, "\n{CLAIMS_NOTE}\n");
+    }
     let _ = writeln!(md, "## Findings\n");
     for f in &found {
         let _ = writeln!(md, "- {f}");
@@ -557,6 +603,22 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
     let _ = write!(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<h1>{}</h1>\n", esc(&plan.title), esc(&plan.title));
     if !plan.question.is_empty() {
         let _ = writeln!(h, "<p class=\"q\">{}</p>", esc(&plan.question));
+    }
+    if !claims.is_empty() {
+        let _ = writeln!(h, "<h2>Claims of the seed</h2>\n<table>\n<tr><th>claim</th><th>seed</th><th>engine</th><th>measured (95 % CI)</th><th>verdict</th></tr>");
+        for r in &claims {
+            let class = r[4].replace(' ', "-").replace('/', "");
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"v {class}\">{}</td></tr>",
+                esc(&r[0]),
+                esc(&r[1]),
+                esc(&r[2]),
+                esc(&r[3]),
+                esc(&r[4])
+            );
+        }
+        let _ = writeln!(h, "</table>\n<p class=\"small\">{}</p>", esc(CLAIMS_NOTE));
     }
     let _ = writeln!(h, "<h2>Findings</h2>\n<ul>");
     for f in &found {
