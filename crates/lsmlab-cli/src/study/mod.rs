@@ -7,6 +7,7 @@ pub mod claims;
 pub mod engines;
 pub mod environment;
 pub mod figures;
+pub mod findings;
 pub mod load;
 pub mod matrix;
 pub mod metrics;

@@ -6,6 +6,7 @@ use super::analysis::{CompareRow, SummaryRow, NOISY_CV};
 use super::claims::Outcome;
 use super::environment::Environment;
 use super::figures::{self, Panel};
+use super::findings::{Section, Sources};
 use super::plots::{self, Chart};
 use super::results::RunRecord;
 use super::Expanded;
@@ -88,176 +89,46 @@ fn slug(s: &str) -> String {
     out.trim_matches('-').chars().take(60).collect()
 }
 
-/// Findings computed from the data.
-fn findings(input: &Input, drawn: &[Drawn]) -> Vec<String> {
-    let mut out = Vec::new();
-    // Only results the CIs separate are listed; the rest are counted (compare.csv has them all).
-    let (mut unclear_best, mut unclear_ratio) = (0, 0);
-    // Crossovers ("golden cross") first: they answer the seeds' questions directly.
-    for d in drawn {
-        if let Some((_, text)) = &d.chart.mark {
-            out.push(format!("{}: {text}", d.chart.title));
-        }
-    }
-    let cells = &input.expanded.cells;
-    // Findings are about the metrics the plan plots (its tables are read, not summarized).
+/// The findings of the report (see `findings`).
+fn findings(input: &Input, drawn: &[Drawn]) -> Vec<Section> {
+    let x = input.expanded;
     let mut metrics: Vec<String> = Vec::new();
-    for d in drawn.iter().filter(|d| !d.svg.is_empty()) {
-        if let Some(p) = &d.panel {
-            if !metrics.contains(&p.metric) {
-                metrics.push(p.metric.clone());
-            }
-        }
-    }
-    // Best setting per metric and engine.
-    if !input.expanded.axes.is_empty() {
-        for m in &metrics {
-            for e in &input.expanded.engines {
-                let rows: Vec<&SummaryRow> = input
-                    .summary
-                    .iter()
-                    .filter(|r| &r.metric == m && r.engine == e.name)
-                    .collect();
-                let best = if figures::higher_is_better(m) {
-                    rows.iter()
-                        .max_by(|a, b| a.stats.mean.total_cmp(&b.stats.mean))
-                } else {
-                    rows.iter()
-                        .min_by(|a, b| a.stats.mean.total_cmp(&b.stats.mean))
-                };
-                if let (Some(b), true) = (best, rows.len() > 1) {
-                    let label = cells.get(b.cell).map(|c| c.label()).unwrap_or_default();
-                    // Does its CI separate it from the runner-up?
-                    let runner_up = rows.iter().filter(|r| r.cell != b.cell).max_by(|x, y| {
-                        if figures::higher_is_better(m) {
-                            x.stats.mean.total_cmp(&y.stats.mean)
-                        } else {
-                            y.stats.mean.total_cmp(&x.stats.mean)
-                        }
-                    });
-                    let clear = runner_up.is_some_and(|r| {
-                        if figures::higher_is_better(m) {
-                            b.stats.ci_lo > r.stats.ci_hi
-                        } else {
-                            b.stats.ci_hi < r.stats.ci_lo
-                        }
-                    });
-                    if !clear {
-                        unclear_best += 1;
-                        continue;
-                    }
-                    out.push(format!(
-                        "Best {m} on {}: {label} ({} {}), its CI clear of the runner-up",
-                        e.name,
-                        num(b.stats.mean),
-                        ci(b.stats.ci_lo, b.stats.ci_hi),
-                    ));
-                }
-            }
-        }
-    }
-    // Engine ratios.
-    for r in input
-        .compare
+    let figure_metrics = x
+        .plan
+        .figure
         .iter()
-        .filter(|r| r.kind == "engine" && metrics.contains(&r.metric))
-    {
-        if !(r.ratio.ci_lo > 1.0 || r.ratio.ci_hi < 1.0) {
-            unclear_ratio += 1;
-            continue;
+        .filter(|f| f.kind != "timeseries")
+        .flat_map(|f| f.metrics.iter());
+    for m in figure_metrics.chain(x.plan.claim.iter().map(|c| &c.metric)) {
+        if !metrics.contains(m) {
+            metrics.push(m.clone());
         }
-        let sig = "";
-        out.push(format!(
-            "{} / {} on {} ({}): {}× {} p={}{}{}",
-            r.a,
-            r.b,
-            r.metric,
-            r.context,
-            num(r.ratio.ratio),
-            ci(r.ratio.ci_lo, r.ratio.ci_hi),
-            num(r.ratio.p),
-            sig,
-            if r.flags.is_empty() {
-                String::new()
-            } else {
-                format!(" [{}]", r.flags.join(", "))
-            }
-        ));
     }
-    // Variant ratios: each axis value against the axis's first, per engine.
-    for r in input
-        .compare
-        .iter()
-        .filter(|r| r.kind == "variant" && metrics.contains(&r.metric))
-    {
-        if !(r.ratio.ci_lo > 1.0 || r.ratio.ci_hi < 1.0) {
-            unclear_ratio += 1;
-            continue;
-        }
-        let sig = "";
-        let rest = cells
+    let sources = Sources {
+        cells: &x.cells,
+        axes: &x.axes,
+        compare_axes: x.plan.compare.clone().unwrap_or_else(|| x.axes.clone()),
+        engines: x.engines.iter().map(|e| e.name.clone()).collect(),
+        metrics,
+        summary: input.summary,
+        compare: input.compare,
+        crossovers: drawn
             .iter()
-            .find(|c| c.id() == r.a)
-            .map(|c| {
-                let axis = r.axis.split(':').next().unwrap_or("");
-                c.values
-                    .iter()
-                    .filter(|(k, _)| k != axis)
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
+            .filter_map(|d| {
+                d.chart
+                    .mark
+                    .as_ref()
+                    .map(|(_, t)| format!("{}: {t}", d.chart.title))
             })
-            .unwrap_or_default();
-        out.push(format!(
-            "{} on {}{}, {}: {}× {} p={}{}{}",
-            r.axis,
-            r.context,
-            if rest.is_empty() {
-                String::new()
-            } else {
-                format!(" ({rest})")
-            },
-            r.metric,
-            num(r.ratio.ratio),
-            ci(r.ratio.ci_lo, r.ratio.ci_hi),
-            num(r.ratio.p),
-            sig,
-            if r.flags.is_empty() {
-                String::new()
-            } else {
-                format!(" [{}]", r.flags.join(", "))
-            }
-        ));
-    }
-    let total = input
-        .compare
-        .iter()
-        .filter(|r| metrics.contains(&r.metric))
-        .count();
-    if unclear_best + unclear_ratio > 0 {
-        out.push(format!(
-            "Not separated by their 95 % CIs (so not listed): {unclear_best} best-setting questions and {unclear_ratio} ratios; every ratio is in compare.csv. Of {total} ratios tested, about {:.0} would pass at p < 0.05 by chance alone",
-            total as f64 * 0.05
-        ));
-    }
-    let noisy = input
-        .summary
-        .iter()
-        .filter(|r| r.stats.cv >= NOISY_CV && metrics.contains(&r.metric))
-        .count();
-    let outliers: usize = input
-        .summary
-        .iter()
-        .filter(|r| metrics.contains(&r.metric))
-        .map(|r| r.outlier_runs.len())
-        .sum();
-    if noisy > 0 || outliers > 0 {
-        out.push(format!(
-            "{noisy} of the figures' cells have CV ≥ {:.0} % and {outliers} runs are flagged as outliers (kept in every number)",
-            NOISY_CV * 100.0
-        ));
-    }
-    out
+            .collect(),
+        engine_notes: engine_notes(input),
+    };
+    super::findings::findings(&sources)
+}
+
+/// Notes that go wherever an engine's figures appear.
+fn engine_notes(_input: &Input) -> Vec<(String, String)> {
+    Vec::new()
 }
 
 fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
@@ -562,8 +433,12 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
         let _ = writeln!(md, "\n{CLAIMS_NOTE}\n");
     }
     let _ = writeln!(md, "## Findings\n");
-    for f in &found {
-        let _ = writeln!(md, "- {f}");
+    for sec in &found {
+        let _ = writeln!(md, "**{}**\n", sec.title);
+        for f in &sec.items {
+            let _ = writeln!(md, "- {f}");
+        }
+        let _ = writeln!(md);
     }
     let _ = writeln!(md, "\n## Setup\n\n| | |\n|---|---|");
     for (k, v) in setup.iter().chain(machine.iter()) {
@@ -620,11 +495,15 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
         }
         let _ = writeln!(h, "</table>\n<p class=\"small\">{}</p>", esc(CLAIMS_NOTE));
     }
-    let _ = writeln!(h, "<h2>Findings</h2>\n<ul>");
-    for f in &found {
-        let _ = writeln!(h, "<li>{}</li>", esc(f));
+    let _ = writeln!(h, "<h2>Findings</h2>");
+    for sec in &found {
+        let _ = writeln!(h, "<h3>{}</h3>\n<ul>", esc(&sec.title));
+        for f in &sec.items {
+            let _ = writeln!(h, "<li>{}</li>", esc(f));
+        }
+        let _ = writeln!(h, "</ul>");
     }
-    let _ = writeln!(h, "</ul>\n<h2>Setup and environment</h2>\n<table>");
+    let _ = writeln!(h, "<h2>Setup and environment</h2>\n<table>");
     for (k, v) in setup.iter().chain(machine.iter()) {
         let _ = writeln!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
     }
