@@ -32,6 +32,19 @@ pub struct Input<'a> {
     pub claims: &'a [Outcome],
 }
 
+/// `esc`, with `code` spans of markdown as <code>.
+fn esc_code(s: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in esc(s).split('`').enumerate() {
+        if i % 2 == 1 {
+            out += &format!("<code>{part}</code>");
+        } else {
+            out += part;
+        }
+    }
+    out
+}
+
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -70,6 +83,61 @@ struct Drawn {
     chart: Chart,
     svg: String,
     panel: Option<Panel>,
+    /// What the crossover search found on this chart, one line per engine.
+    crossovers: Vec<String>,
+}
+
+/// Marks the crossovers of `chart` (series B against series A of each engine) and says, per
+/// engine, where the series cross with CIs apart, or that they do not.
+fn crossovers(chart: &mut Chart) -> Vec<String> {
+    // Series are named "ENGINE, axis=value" when engines are apart, else "axis=value".
+    let engine_of = |name: &str| {
+        name.split_once(", ")
+            .map(|x| x.0.to_string())
+            .unwrap_or_default()
+    };
+    let mut engines: Vec<String> = Vec::new();
+    for s in &chart.series {
+        let e = engine_of(&s.name);
+        if !engines.contains(&e) {
+            engines.push(e);
+        }
+    }
+    let mut notes = Vec::new();
+    for e in engines {
+        let of: Vec<&super::plots::Series> = chart
+            .series
+            .iter()
+            .filter(|s| engine_of(&s.name) == e)
+            .collect();
+        if of.len() < 2 {
+            continue;
+        }
+        let (a, b) = (of[0], of[1]);
+        let who = if e.is_empty() {
+            String::new()
+        } else {
+            format!(" on {e}")
+        };
+        match figures::crossover(b, a) {
+            Some((x, b_above)) => {
+                let label = chart
+                    .categories
+                    .as_ref()
+                    .and_then(|c| c.get(x as usize).cloned())
+                    .unwrap_or_else(|| num(x));
+                let winner = if b_above { &b.name } else { &a.name };
+                let text = format!("from {label}: {winner} ahead (CIs apart)");
+                notes.push(format!("{}{who}: {text}", chart.title));
+                chart.marks.push((x, text));
+            }
+            None => notes.push(format!(
+                "{}{who}: no crossover of {} and {} with CIs apart",
+                chart.title, a.name, b.name
+            )),
+        }
+    }
+    notes
 }
 
 fn slug(s: &str) -> String {
@@ -112,15 +180,7 @@ fn findings(input: &Input, drawn: &[Drawn]) -> Vec<Section> {
         metrics,
         summary: input.summary,
         compare: input.compare,
-        crossovers: drawn
-            .iter()
-            .filter_map(|d| {
-                d.chart
-                    .mark
-                    .as_ref()
-                    .map(|(_, t)| format!("{}: {t}", d.chart.title))
-            })
-            .collect(),
+        crossovers: drawn.iter().flat_map(|d| d.crossovers.clone()).collect(),
         engine_notes: engine_notes(input),
     };
     super::findings::findings(&sources)
@@ -139,6 +199,7 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
     let mut drawn = Vec::new();
     for (fi, f) in plan.figure.iter().enumerate() {
         let mut items: Vec<(Chart, Option<Panel>)> = Vec::new();
+        let mut notes: Vec<String> = Vec::new();
         match f.kind.as_str() {
             "timeseries" => {
                 let ids: Vec<(String, String)> = input
@@ -178,21 +239,8 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
                     &input.expanded.cells,
                     &input.expanded.axes,
                 ) {
-                    if f.crossover && p.chart.series.len() >= 2 {
-                        let (a, b) = (&p.chart.series[0], &p.chart.series[1]);
-                        if let Some((x, a_above)) = figures::crossover(b, a) {
-                            let label = p
-                                .chart
-                                .categories
-                                .as_ref()
-                                .and_then(|c| c.get(x as usize).cloned())
-                                .unwrap_or_else(|| num(x));
-                            let winner = if a_above { &b.name } else { &a.name };
-                            p.chart.mark =
-                                Some((x, format!("from {label}: {winner} ahead (CIs apart)")));
-                        } else {
-                            p.chart.mark = None;
-                        }
+                    if f.crossover {
+                        notes.extend(crossovers(&mut p.chart));
                     }
                     items.push((p.chart.clone(), Some(p)));
                 }
@@ -215,13 +263,14 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
                 chart,
                 svg,
                 panel,
+                crossovers: std::mem::take(&mut notes),
             });
         }
     }
     Ok(drawn)
 }
 
-fn table_rows(p: &Panel) -> Vec<[String; 7]> {
+fn table_rows(p: &Panel) -> Vec<[String; 8]> {
     p.table
         .iter()
         .map(|t| {
@@ -233,12 +282,17 @@ fn table_rows(p: &Panel) -> Vec<[String; 7]> {
             if !t.row.outlier_runs.is_empty() {
                 flags.push(format!("outliers: {}", t.row.outlier_runs.join(" ")));
             }
+            let (y, lo, hi) = figures::point_of(d);
+            if d.gmean.is_finite() {
+                flags.push("geometric".to_string());
+            }
             [
                 t.x.clone(),
                 t.series.clone(),
+                t.engine.clone(),
                 d.n.to_string(),
-                num(d.mean),
-                ci(d.ci_lo, d.ci_hi),
+                num(y),
+                ci(lo, hi),
                 if d.cv.is_finite() {
                     format!("{:.1} %", d.cv * 100.0)
                 } else {
@@ -276,6 +330,9 @@ fn claim_rows(input: &Input) -> Vec<[String; 5]> {
     }
     out
 }
+
+/// Which interval the figures and tables show.
+const INTERVALS: &str = "a metric whose runs are all above 0 (flag geometric) shows its geometric mean and the 95 % CI of Student's t on the logs, back-transformed, so the interval never reaches below 0; any other metric its arithmetic mean and t CI";
 
 /// How the verdicts are decided, under the claims table.
 const CLAIMS_NOTE: &str = "Ratios are geometric means of paired runs (same repetition), pooled over the cells the claim leaves open, with the 95 % CI of the mean log-ratio (Student's t); metrics are means with their t CI. Verdicts follow from the CI alone: reproduced (the CI lies where the seed says), reversed (the CI lies on the other side of 1), not reproduced (on the wrong side of the seed's threshold, or inside the tolerance of no effect), inconclusive (the CI holds the threshold); n/a where an engine has no such figure. In a crossover, * marks a ratio whose CI excludes the threshold.";
@@ -412,7 +469,9 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
             ),
         ),
     ];
-    let head = ["x", "series", "n", "mean", "95 % CI", "CV", "flags"];
+    let head = [
+        "x", "series", "engine", "n", "mean", "95 % CI", "CV", "flags",
+    ];
 
     // Markdown.
     let mut md = String::new();
@@ -452,7 +511,7 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
         if let Some(p) = &d.panel {
             let _ = writeln!(
                 md,
-                "`{}`\n\n| {} |\n|{}",
+                "`{}`: {INTERVALS}\n\n| {} |\n|{}",
                 p.metric,
                 head.join(" | "),
                 "---|".repeat(head.len())
@@ -486,7 +545,7 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
             let _ = writeln!(
                 h,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"v {class}\">{}</td></tr>",
-                esc(&r[0]),
+                esc_code(&r[0]),
                 esc(&r[1]),
                 esc(&r[2]),
                 esc(&r[3]),
@@ -522,13 +581,21 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
             let _ = writeln!(h, "<figure>{svg}</figure>");
         }
         if let Some(p) = &d.panel {
-            let _ = writeln!(h, "<p class=\"small\">metric <code>{}</code>; mean of the runs with the 95 % CI of Student's t</p>\n<table>\n<tr>{}</tr>", esc(&p.metric), head.iter().map(|c| format!("<th>{}</th>", esc(c))).collect::<String>());
+            let _ = writeln!(
+                h,
+                "<p class=\"small\">metric <code>{}</code>; {}</p>\n<table>\n<tr>{}</tr>",
+                esc(&p.metric),
+                esc(INTERVALS),
+                head.iter()
+                    .map(|c| format!("<th>{}</th>", esc(c)))
+                    .collect::<String>()
+            );
             for r in table_rows(p) {
                 let cells: String = r
                     .iter()
                     .enumerate()
                     .map(|(i, c)| {
-                        if (2..6).contains(&i) {
+                        if (3..7).contains(&i) {
                             format!("<td class=\"n\">{}</td>", esc(c))
                         } else {
                             format!("<td>{}</td>", esc(c))
@@ -561,6 +628,7 @@ mod tests {
     #[test]
     fn escaping_and_numbers() {
         assert_eq!(esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(esc_code("a `m<1` b"), "a <code>m&lt;1</code> b");
         assert_eq!(num(123456.7), "123457");
         assert_eq!(num(12.34), "12.3");
         assert_eq!(num(0.01234), "0.0123");
