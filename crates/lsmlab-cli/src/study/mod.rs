@@ -8,6 +8,7 @@ pub mod engines;
 pub mod environment;
 pub mod figures;
 pub mod findings;
+pub mod limits;
 pub mod load;
 pub mod matrix;
 pub mod metrics;
@@ -195,6 +196,11 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         }
         plan.repetitions = r;
     }
+    limits::check_runs(
+        limits::cell_count(&plan.matrix) as usize,
+        plan.engines.len() + plan.optional_engines.len(),
+        plan.repetitions,
+    )?;
     let seed = seed_arg.unwrap_or(if plan.seed != 0 {
         plan.seed
     } else {
