@@ -763,6 +763,7 @@ mod tests {
             error: String::new(),
             engine_version: String::new(),
             load: String::new(),
+            slow_build: Vec::new(),
             metrics: [(metric.to_string(), v)].into_iter().collect(),
         }
     }

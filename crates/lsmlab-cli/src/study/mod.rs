@@ -57,6 +57,9 @@ pub struct Expanded {
     pub order: Vec<String>,
     /// The plan at its scale, as run.
     pub plan: Plan,
+    /// The directory of the plan file, where relative engine binaries start.
+    #[serde(default)]
+    pub plan_dir: String,
 }
 
 /// An engine as run.
@@ -147,6 +150,17 @@ fn guess_seconds(plan: &Plan, steps: std::ops::Range<usize>) -> f64 {
     s
 }
 
+/// A path given on the command line or in the environment: relative to the working directory
+/// (not to the plan, as the plan's own paths are); a bare name stays a name for PATH.
+fn from_cwd(path: &str) -> String {
+    if path.contains('/') && Path::new(path).is_relative() {
+        if let Ok(cwd) = std::env::current_dir() {
+            return cwd.join(path).display().to_string();
+        }
+    }
+    path.to_string()
+}
+
 /// `lsmlab run`.
 pub fn run_main(args: &RunArgs) -> CliResult<()> {
     let lsmlab_bin = match &args.lsmlab {
@@ -154,7 +168,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         None => std::env::current_exe()
             .map_err(|e| CliError::new(format!("cannot find the lsmlab program: {e}")))?,
     };
-    let (dir, plan_text, scale_arg, seed_arg, shard_arg) = match &args.resume {
+    let (dir, plan_text, scale_arg, seed_arg, shard_arg, plan_dir) = match &args.resume {
         Some(dir) => {
             let e: Expanded = serde_json::from_str(
                 &std::fs::read_to_string(dir.join("plan.json"))
@@ -163,7 +177,14 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
             .map_err(|e| CliError::new(format!("--resume {}: plan.json: {e}", dir.display())))?;
             let text = std::fs::read_to_string(dir.join("plan.toml"))
                 .map_err(|e| CliError::new(format!("--resume {}: {e}", dir.display())))?;
-            (dir.clone(), text, e.scale, Some(e.seed), e.shard)
+            (
+                dir.clone(),
+                text,
+                e.scale,
+                Some(e.seed),
+                e.shard,
+                PathBuf::from(e.plan_dir),
+            )
         }
         None => {
             let path = args
@@ -185,7 +206,11 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
                 ))
             });
             let shard = shard::resolve(args.shard.as_deref(), &|k| std::env::var(k).ok())?;
-            (dir, text, scale, None, shard)
+            let plan_dir = path
+                .parent()
+                .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
+                .unwrap_or_default();
+            (dir, text, scale, None, shard, plan_dir)
         }
     };
     let given = Plan::parse(&plan_text)?;
@@ -209,22 +234,35 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(1)
     });
+    // Binaries: the plan's, else an engine's environment variable, else --binary, last wins.
+    for n in plan
+        .engines
+        .clone()
+        .iter()
+        .chain(&plan.optional_engines.clone())
+    {
+        if let Ok(v) = std::env::var(engines::env_var(n)) {
+            if !v.is_empty() {
+                plan.engine.entry(n.clone()).or_default().binary = Some(from_cwd(&v));
+            }
+        }
+    }
     for b in &args.binaries {
         let (name, path) = b.split_once('=').ok_or_else(|| {
             CliError::new(format!(
                 "--binary: {b:?}; expected ENGINE=PATH, e.g. rocksdb=/usr/bin/db_bench"
             ))
         })?;
-        plan.engine.entry(name.to_string()).or_default().binary = Some(path.to_string());
+        plan.engine.entry(name.to_string()).or_default().binary = Some(from_cwd(path));
     }
     let cells = matrix::expand(&plan);
     let mut engines: Vec<Engine> = plan
         .engines
         .iter()
-        .map(|n| Engine::resolve(&plan, n, &lsmlab_bin))
+        .map(|n| Engine::resolve(&plan, n, &lsmlab_bin, &plan_dir))
         .collect::<CliResult<_>>()?;
     for n in plan.optional_engines.clone() {
-        match Engine::resolve(&plan, &n, &lsmlab_bin) {
+        match Engine::resolve(&plan, &n, &lsmlab_bin, &plan_dir) {
             Ok(e) => {
                 engines.push(e);
                 plan.engines.push(n);
@@ -265,6 +303,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         shard: shard_arg,
         order: order.iter().map(|k| k.id()).collect(),
         plan: plan.clone(),
+        plan_dir: plan_dir.display().to_string(),
     };
     // With a load and no measured time per run, runs cost the steps after the load and each
     // load its own steps once.

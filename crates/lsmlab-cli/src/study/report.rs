@@ -186,9 +186,27 @@ fn findings(input: &Input, drawn: &[Drawn]) -> Vec<Section> {
     super::findings::findings(&sources)
 }
 
-/// Notes that go wherever an engine's figures appear.
-fn engine_notes(_input: &Input) -> Vec<(String, String)> {
-    Vec::new()
+/// Notes that go wherever an engine's figures appear: what its output warned makes it slow
+/// (a db_bench built with assertions, or without optimization).
+fn engine_notes(input: &Input) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for e in &input.expanded.engines {
+        let mut warned: Vec<&str> = Vec::new();
+        for r in input.records.iter().filter(|r| r.engine == e.name) {
+            for w in &r.slow_build {
+                if !warned.contains(&w.as_str()) {
+                    warned.push(w);
+                }
+            }
+        }
+        if !warned.is_empty() {
+            out.push((
+                e.name.clone(),
+                format!("{}: its timings are slow", warned.join(", ")),
+            ));
+        }
+    }
+    out
 }
 
 fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
@@ -308,6 +326,15 @@ fn table_rows(p: &Panel) -> Vec<[String; 8]> {
 /// 95 % CI, the verdict. The claim's text and seed figure are on its first row only.
 fn claim_rows(input: &Input) -> Vec<[String; 5]> {
     let claims = &input.expanded.plan.claim;
+    let notes = engine_notes(input);
+    let noted = |engine: &str| -> String {
+        let extra: String = notes
+            .iter()
+            .filter(|(e, _)| engine.split(" / ").any(|x| x == e))
+            .map(|(e, n)| format!(" [{e}: {n}]"))
+            .collect();
+        format!("{engine}{extra}")
+    };
     let mut out = Vec::new();
     let mut last = usize::MAX;
     for o in input.claims {
@@ -323,7 +350,7 @@ fn claim_rows(input: &Input) -> Vec<[String; 5]> {
                 String::new()
             },
             if first { c.seed_text() } else { String::new() },
-            o.engine.clone(),
+            noted(&o.engine),
             o.figure.clone(),
             o.verdict.text().to_string(),
         ]);
@@ -361,8 +388,13 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
                 .iter()
                 .find(|r| r.engine == e.name && !r.engine_version.is_empty())
                 .map(|r| r.engine_version.clone());
+            let warning = engine_notes(input)
+                .into_iter()
+                .find(|(n, _)| *n == e.name)
+                .map(|(_, w)| format!(" — WARNING: {w} (not a release build)"))
+                .unwrap_or_default();
             format!(
-                "{}: {} ({})",
+                "{}: {} ({}){warning}",
                 e.name,
                 printed
                     .or_else(|| env.engines.get(&e.name).cloned())
