@@ -232,7 +232,7 @@ pub fn panels(f: &Figure, summary: &[SummaryRow], cells: &[Cell], axes: &[String
             }
             let (labels, prefix) = strip_common_prefix(&xs);
             let mut log_y = f.log_y;
-            if !numeric && !log_y {
+            if f.kind == "bar" && !log_y {
                 let ys: Vec<f64> = series
                     .iter()
                     .flat_map(|s| s.points.iter().map(|p| p.y))

@@ -75,6 +75,29 @@ fn color(i: usize) -> RGBColor {
     C[i % C.len()]
 }
 
+/// A tick label: `fmt_num`, without trailing zeros after a decimal point (0.8, not 0.800).
+fn fmt_tick(v: f64) -> String {
+    let s = fmt_num(v);
+    let (num, unit) = match s.char_indices().last() {
+        Some((i, c)) if c == 'k' || c == 'M' => (&s[..i], &s[i..]),
+        _ => (s.as_str(), ""),
+    };
+    if num.contains('.') {
+        format!("{}{unit}", num.trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        s.clone()
+    }
+}
+
+/// A data value on x as written in the plan: whole numbers in full (16384, not 16k).
+fn fmt_exact(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-6 * v.abs().max(1.0) && v.abs() < 1e9 {
+        format!("{}", v.round() as i64)
+    } else {
+        fmt_tick(v)
+    }
+}
+
 fn fmt_num(v: f64) -> String {
     let a = v.abs();
     if a >= 1e6 {
@@ -119,6 +142,17 @@ where
             }
         }
     }
+    // A few wide intervals (three noisy runs) must not flatten every mean: on a linear axis
+    // the top is at most 2.5 times the largest mean, and a whisker past it is cut there.
+    let top_mean = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.y))
+        .filter(|y| y.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !c.log_y && top_mean > 0.0 && y1 > 2.5 * top_mean {
+        y1 = 2.5 * top_mean;
+    }
     if !x0.is_finite() {
         (x0, x1) = (0.0, 1.0);
     }
@@ -153,9 +187,10 @@ where
         .collect();
     data_x.sort_by(f64::total_cmp);
     data_x.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+    let exact_x = c.log_x || (1..=12).contains(&data_x.len());
     let x_ticks: Vec<f64> = match &c.categories {
         Some(names) => (0..names.len()).map(|i| i as f64).collect(),
-        None if c.log_x || (1..=12).contains(&data_x.len()) => data_x,
+        None if exact_x => data_x,
         None => nice_ticks(x0, x1, 8),
     };
     let y_ticks = if c.log_y {
@@ -203,8 +238,9 @@ where
                 String::new()
             }
         }
-        None if log_x => fmt_num(10f64.powf(*x)),
-        None => fmt_num(*x),
+        None if log_x => fmt_exact(10f64.powf(*x)),
+        None if exact_x => fmt_exact(*x),
+        None => fmt_tick(*x),
     };
     let log_y_axis = c.log_y;
     let mut mesh = chart.configure_mesh();
@@ -222,9 +258,9 @@ where
         .x_label_formatter(&xfmt)
         .y_label_formatter(&|y| {
             if log_y_axis {
-                fmt_num(10f64.powf(*y))
+                fmt_tick(10f64.powf(*y))
             } else {
-                fmt_num(*y)
+                fmt_tick(*y)
             }
         })
         .label_style((FAMILY, 13))
@@ -262,7 +298,7 @@ where
                 .filter(|p| p.lo.is_finite() && p.hi.is_finite())
                 .map(|p| {
                     let mid = p.x - 0.4 + si as f64 * w + w * 0.46;
-                    ErrorBar::new_vertical(mid, p.lo, p.y, p.hi, BLACK.stroke_width(1), 6)
+                    ErrorBar::new_vertical(mid, p.lo, p.y, p.hi.min(y1), BLACK.stroke_width(1), 6)
                 });
             chart.draw_series(bars).map_err(e)?;
         } else {
@@ -286,7 +322,9 @@ where
                 .points
                 .iter()
                 .filter(|p| p.lo.is_finite() && p.hi.is_finite())
-                .map(|p| ErrorBar::new_vertical(tx(p.x), p.lo, p.y, p.hi, col.stroke_width(1), 8));
+                .map(|p| {
+                    ErrorBar::new_vertical(tx(p.x), p.lo, p.y, p.hi.min(y1), col.stroke_width(1), 8)
+                });
             chart.draw_series(bars).map_err(e)?;
         }
     }
@@ -491,6 +529,16 @@ mod tests {
             .collect();
         assert_eq!(t, [2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0]);
         assert!(nice_ticks(1.0, 1.0, 5).is_empty());
+    }
+
+    #[test]
+    fn tick_labels_are_short_and_data_values_exact() {
+        assert_eq!(fmt_tick(0.8), "0.8");
+        assert_eq!(fmt_tick(200000.0), "200k");
+        assert_eq!(fmt_tick(1500000.0), "1.5M");
+        assert_eq!(fmt_tick(2.5), "2.5");
+        assert_eq!(fmt_exact(16384.0), "16384");
+        assert_eq!(fmt_exact(0.25), "0.25");
     }
 
     #[test]

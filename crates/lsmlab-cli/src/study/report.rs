@@ -359,7 +359,7 @@ fn claim_rows(input: &Input) -> Vec<[String; 5]> {
 }
 
 /// Which interval the figures and tables show.
-const INTERVALS: &str = "a metric whose runs are all above 0 (flag geometric) shows its geometric mean and the 95 % CI of Student's t on the logs, back-transformed, so the interval never reaches below 0; any other metric its arithmetic mean and t CI";
+const INTERVALS: &str = "a metric whose runs are all above 0 (flag geometric) shows its geometric mean and the 95 % CI of Student's t on the logs, back-transformed, so the interval never reaches below 0; any other metric its arithmetic mean and t CI. On a linear plot a whisker that runs past 2.5 times the largest mean is cut at the top; the table has its end";
 
 /// How the verdicts are decided, under the claims table.
 const CLAIMS_NOTE: &str = "Ratios are geometric means of paired runs (same repetition), pooled over the cells the claim leaves open, with the 95 % CI of the mean log-ratio (Student's t); metrics are means with their t CI. Verdicts follow from the CI alone: reproduced (the CI lies where the seed says), reversed (the CI lies on the other side of 1), not reproduced (on the wrong side of the seed's threshold, or inside the tolerance of no effect), inconclusive (the CI holds the threshold); n/a where an engine has no such figure. In a crossover, * marks a ratio whose CI excludes the threshold.";
