@@ -51,6 +51,9 @@ pub enum Command {
     Report {
         /// The results directory of `lsmlab run`.
         dir: PathBuf,
+        /// Exit non-zero when a claim of the plan is not reproduced.
+        #[arg(long)]
+        check_claims: bool,
     },
     /// Join the result directories of the shards of one plan
     Merge {
@@ -108,6 +111,9 @@ pub struct RunArgs {
     /// The lsmlab binary the runs use (default: this one).
     #[arg(long)]
     pub lsmlab: Option<PathBuf>,
+    /// Exit non-zero when a claim of the plan is not reproduced (after writing the report).
+    #[arg(long)]
+    pub check_claims: bool,
 }
 
 /// Parses `args` (without the program name). `Ok(None)` means help or version was printed.

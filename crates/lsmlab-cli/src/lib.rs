@@ -28,7 +28,7 @@ pub fn run(args: &[String]) -> CliResult<()> {
         Command::Check(p) => inspect::check_main(&p.args),
         Command::Dump(p) => inspect::dump::main(&p.args),
         Command::Run(a) => study::run_main(&a),
-        Command::Report { dir } => study::report_main(&dir),
+        Command::Report { dir, check_claims } => study::report_main(&dir, check_claims),
         Command::Merge {
             dirs,
             out,

@@ -663,3 +663,91 @@ fn resume_reuses_a_whole_load_and_rebuilds_a_partial_one() {
     assert_all_found(&out, 4);
     assert!(!out.join("db").exists());
 }
+
+#[test]
+fn claims_are_decided_in_the_report_and_gate_the_exit() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Every read finds its key in every run: a CI of exactly [1, 1].
+    let text = format!(
+        "{TINY}[[claim]]\nquote = \"reads find every key, filter or not\"\nseed_value = 1.0\nmetric = \"readrandom.found_fraction\"\nratio = {{ axis = \"bloom_bits\", a = 10, b = 0 }}\nrelation = \"about\"\ntolerance = 0.01\n[[claim]]\nquote = \"reads find twice the keys\"\nmetric = \"readrandom.found_fraction\"\nrelation = \"greater\"\nthan = 2\n"
+    );
+    let plan = write_plan(tmp.path(), &text);
+    let out = tmp.path().join("out");
+    let (code, stdout, stderr) = lsmlab(&[
+        "run",
+        &plan,
+        "--out",
+        out.to_str().unwrap(),
+        "--check-claims",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stdout.trim().ends_with("report.html"),
+        "the report is written first"
+    );
+    let last = stderr.lines().last().unwrap_or("");
+    assert!(
+        last.contains("--check-claims: claim 2 (readrandom.found_fraction): lsmlab not reproduced"),
+        "{stderr}"
+    );
+    assert!(!last.contains("claim 1"), "{last}");
+    let csv = std::fs::read_to_string(out.join("claims.csv")).unwrap();
+    assert!(
+        csv.contains(",lsmlab,1.000000,1.000000,1.000000,2,reproduced,"),
+        "{csv}"
+    );
+    assert!(csv.contains(",not reproduced,"), "{csv}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_well_formed_and_offline(&html);
+    let claims_at = html.find("Claims of the seed").unwrap();
+    assert!(
+        claims_at < html.find("Findings").unwrap(),
+        "claims come first"
+    );
+    // `report` decides the same; only --check-claims makes it an error.
+    let (code, _, stderr) = lsmlab(&["report", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, _) = lsmlab(&["report", out.to_str().unwrap(), "--check-claims"]);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn an_engine_built_with_assertions_is_marked_wherever_it_appears() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A db_bench that lists its flags and warns, as a Debian build with assertions does.
+    let fake = tmp.path().join("db_bench");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nif [ \"$1\" = --help ]; then for f in num reads value_size seed histogram statistics benchmarks db use_existing_db bloom_bits; do echo \"    -$f (x) type: int32\"; done; exit 0; fi\necho 'RocksDB:    version 7.8.3'\necho 'WARNING: Assertions are enabled; benchmarks unnecessarily slow'\necho 'fillrandom   :      10.000 micros/op 100000 ops/sec;'\necho 'readrandom   :      10.000 micros/op 100000 ops/sec; (100 of 100 found)'\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let text = TINY.replace("engines = [\"lsmlab\"]", "engines = [\"lsmlab\", \"rocksdb\"]")
+        + "[[claim]]\nquote = \"q\"\nmetric = \"readrandom.found_fraction\"\nrelation = \"about\"\nseed_value = 1\n";
+    let plan = write_plan(tmp.path(), &text);
+    let out = tmp.path().join("out");
+    let binary = format!("rocksdb={}", fake.display());
+    let (code, _, stderr) = lsmlab(&[
+        "run",
+        &plan,
+        "--out",
+        out.to_str().unwrap(),
+        "--binary",
+        &binary,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("(not a release build)") && md.contains("WARNING: Assertions are enabled"),
+        "setup says so: {md}"
+    );
+    assert!(
+        md.contains("| rocksdb [rocksdb: Assertions are enabled: its timings are slow] |"),
+        "the claims table says so: {md}"
+    );
+    assert!(
+        !md.contains("lsmlab [lsmlab:"),
+        "only the engine that warned"
+    );
+}

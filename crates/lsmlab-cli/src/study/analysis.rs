@@ -290,6 +290,7 @@ mod tests {
             error: String::new(),
             engine_version: String::new(),
             load: String::new(),
+            slow_build: Vec::new(),
             metrics: [("x.ops_per_sec".to_string(), v)].into_iter().collect(),
         }
     }

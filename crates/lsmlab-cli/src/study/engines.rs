@@ -53,7 +53,7 @@ pub struct Engine {
 }
 
 /// LevelDB 1.23's db_bench benchmarks.
-const LEVELDB_BENCHMARKS: &[&str] = &[
+pub(crate) const LEVELDB_BENCHMARKS: &[&str] = &[
     "fillseq",
     "fillsync",
     "fillrandom",
@@ -78,6 +78,22 @@ const LEVELDB_BENCHMARKS: &[&str] = &[
     "sstables",
 ];
 
+/// The environment variable that names an engine's binary: `LSMLAB_ROCKSDB_BINARY` for
+/// `rocksdb`, `LSMLAB_LSMLAB_LEVELDB_BINARY` for `lsmlab-leveldb`.
+pub fn env_var(engine: &str) -> String {
+    let name: String = engine
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("LSMLAB_{name}_BINARY")
+}
+
 /// The first `name` on PATH.
 fn on_path(name: &str) -> Option<String> {
     let path = std::env::var_os("PATH")?;
@@ -88,8 +104,14 @@ fn on_path(name: &str) -> Option<String> {
 }
 
 impl Engine {
-    /// Resolves `name` from the plan; `lsmlab_bin` is the lsmlab program the runs use.
-    pub fn resolve(plan: &Plan, name: &str, lsmlab_bin: &Path) -> CliResult<Engine> {
+    /// Resolves `name` from the plan; `lsmlab_bin` is the lsmlab program the runs use, and
+    /// `plan_dir` the directory relative paths of `[engine.X] binary` start from.
+    pub fn resolve(
+        plan: &Plan,
+        name: &str,
+        lsmlab_bin: &Path,
+        plan_dir: &Path,
+    ) -> CliResult<Engine> {
         let spec = plan.engine.get(name).cloned().unwrap_or_default();
         let kind_name = spec.kind.clone().unwrap_or_else(|| name.to_string());
         let (kind, driver) = Kind::parse(&kind_name).ok_or_else(|| {
@@ -102,22 +124,34 @@ impl Engine {
                 .map_err(|e| CliError::new(format!("engine {name}: {e}")))?;
         }
         let binary = match (&spec.binary, kind) {
+            // A bare name is looked up on PATH, as a shell would; a relative path starts at the
+            // plan's directory, so a plan and the tools beside it work from any clone.
+            (Some(b), _) if !b.contains('/') => on_path(b).ok_or_else(|| {
+                CliError::new(format!(
+                    "engine {name}: {b} is not on PATH; add its directory to PATH, or set {} or --binary {name}=PATH",
+                    env_var(name)
+                ))
+            })?,
+            (Some(b), _) if Path::new(b).is_relative() => plan_dir.join(b).display().to_string(),
             (Some(b), _) => b.clone(),
             (None, Kind::Lsmlab) => lsmlab_bin.display().to_string(),
             (None, Kind::RocksDb) => on_path("db_bench").ok_or_else(|| {
                 CliError::new(format!(
-                    "engine {name}: no db_bench on PATH; install it (Debian: apt-get install -y rocksdb-tools) or set [engine.{name}] binary = \"...\""
+                    "engine {name}: no db_bench on PATH; install it (Debian: apt-get install -y rocksdb-tools), or set {} or --binary {name}=PATH",
+                    env_var(name)
                 ))
             })?,
             (None, Kind::LevelDb) => {
                 return Err(CliError::new(format!(
-                    "engine {name}: LevelDB has no default binary; set [engine.{name}] binary = \"path/to/leveldb db_bench\""
+                    "engine {name}: LevelDB has no default binary; set [engine.{name}] binary, {} or --binary {name}=PATH",
+                    env_var(name)
                 )))
             }
         };
         if kind != Kind::Lsmlab && !Path::new(&binary).is_file() {
             return Err(CliError::new(format!(
-                "engine {name}: binary {binary} does not exist"
+                "engine {name}: binary {binary} does not exist; set {} or --binary {name}=PATH",
+                env_var(name)
             )));
         }
         let known_flags = match kind {
@@ -488,6 +522,27 @@ mod tests {
 
     fn plan(text: &str) -> Plan {
         Plan::parse(text).unwrap()
+    }
+
+    #[test]
+    fn binaries_are_found_on_path_beside_the_plan_or_named() {
+        assert_eq!(env_var("rocksdb"), "LSMLAB_ROCKSDB_BINARY");
+        assert_eq!(env_var("lsmlab-leveldb"), "LSMLAB_LSMLAB_LEVELDB_BINARY");
+        let d = tempfile::tempdir().unwrap();
+        let tool = d.path().join("tools").join("db");
+        std::fs::create_dir_all(tool.parent().unwrap()).unwrap();
+        std::fs::write(&tool, "").unwrap();
+        let p = plan("title = \"t\"\nengines = [\"old\"]\n[engine.old]\nbinary = \"tools/db\"\nkind = \"leveldb\"\n[[steps]]\nbench = \"fillseq\"\n");
+        let e = Engine::resolve(&p, "old", Path::new("lsmlab"), d.path()).unwrap();
+        assert_eq!(e.binary, tool.display().to_string(), "relative to the plan");
+        let e = Engine::resolve(&p, "old", Path::new("lsmlab"), Path::new("/nowhere")).unwrap_err();
+        assert!(
+            e.0.contains("does not exist; set LSMLAB_OLD_BINARY or --binary old=PATH"),
+            "{e}"
+        );
+        let p = plan("title = \"t\"\nengines = [\"old\"]\n[engine.old]\nbinary = \"no-such-tool-here\"\nkind = \"leveldb\"\n[[steps]]\nbench = \"fillseq\"\n");
+        let e = Engine::resolve(&p, "old", Path::new("lsmlab"), d.path()).unwrap_err();
+        assert!(e.0.contains("no-such-tool-here is not on PATH"), "{e}");
     }
 
     #[test]

@@ -5,7 +5,6 @@ use super::analysis::SummaryRow;
 use super::matrix::Cell;
 use super::plan::Figure;
 use super::plots::{Chart, Point, Series};
-use std::collections::BTreeMap;
 use std::path::Path;
 
 /// A row of a figure's table.
@@ -17,6 +16,8 @@ pub struct TableRow {
     pub x: String,
     /// The series value.
     pub series: String,
+    /// The engine.
+    pub engine: String,
     /// The summary row.
     pub row: SummaryRow,
 }
@@ -66,16 +67,93 @@ pub fn higher_is_better(metric: &str) -> bool {
         || metric.contains("found_fraction")
 }
 
-/// Panels of a bar or line figure.
+/// The point a panel draws for a summary row: for a quantity whose runs are all above 0, the
+/// geometric mean and its 95 % CI in log space (never below 0); else the mean and its t CI.
+pub fn point_of(d: &super::statistics::Describe) -> (f64, f64, f64) {
+    if d.gmean.is_finite() {
+        (d.gmean, d.gci_lo, d.gci_hi)
+    } else {
+        (d.mean, d.ci_lo, d.ci_hi)
+    }
+}
+
+/// Labels without the prefix they all share (`fslsm-workload0` … → `0` …), and that prefix.
+/// The prefix never ends inside a number, and no label may become empty.
+pub fn strip_common_prefix(labels: &[String]) -> (Vec<String>, String) {
+    let Some(first) = labels.first() else {
+        return (Vec::new(), String::new());
+    };
+    let mut n = first.len();
+    for l in labels {
+        n = n.min(
+            first
+                .char_indices()
+                .zip(l.chars())
+                .take_while(|((_, a), b)| a == b)
+                .map(|((i, a), _)| i + a.len_utf8())
+                .last()
+                .unwrap_or(0),
+        );
+    }
+    while n > 0
+        && first[..n].ends_with(|c: char| {
+            c.is_ascii_digit() || c == '.' || c == '-' && first[..n].len() == 1
+        })
+    {
+        n -= 1;
+    }
+    if labels.len() < 2 || n == 0 || labels.iter().any(|l| l.len() <= n) {
+        return (labels.to_vec(), String::new());
+    }
+    (
+        labels.iter().map(|l| l[n..].to_string()).collect(),
+        first[..n].to_string(),
+    )
+}
+
+/// A bar panel whose largest mean exceeds its smallest by this factor gets a log axis.
+const DWARFS: f64 = 30.0;
+
+/// Panels of a bar or line figure. Engine is always part of the series (or the x axis), so
+/// no line or bar mixes two engines.
 pub fn panels(f: &Figure, summary: &[SummaryRow], cells: &[Cell], axes: &[String]) -> Vec<Panel> {
     let (x_axis, series_axis) = axes_of(f, axes);
     let rest_axes: Vec<&String> = axes
         .iter()
         .filter(|a| **a != x_axis && **a != series_axis)
         .collect();
+    let engine_apart = x_axis != "engine" && series_axis != "engine";
     let mut out = Vec::new();
     for metric in &f.metrics {
         let rows: Vec<&SummaryRow> = summary.iter().filter(|r| &r.metric == metric).collect();
+        let engines: Vec<&str> = {
+            let mut v: Vec<&str> = Vec::new();
+            for r in &rows {
+                if !v.contains(&r.engine.as_str()) {
+                    v.push(&r.engine);
+                }
+            }
+            v
+        };
+        // The series of a row: its series axis value, and its engine unless engine is drawn.
+        let series_of = |r: &SummaryRow| -> (String, String) {
+            let s = key(&series_axis, r, cells);
+            let name = if series_axis.is_empty() {
+                metric.clone()
+            } else if series_axis == "engine" {
+                s.clone()
+            } else {
+                format!("{series_axis}={s}")
+            };
+            if engine_apart && engines.len() > 1 {
+                (
+                    format!("{}\u{1}{s}", r.engine),
+                    format!("{}, {name}", r.engine),
+                )
+            } else {
+                (s, name)
+            }
+        };
         // Group by the rest of the axes, keeping the cells' order.
         let mut groups: Vec<(String, Vec<&SummaryRow>)> = Vec::new();
         for r in &rows {
@@ -91,56 +169,57 @@ pub fn panels(f: &Figure, summary: &[SummaryRow], cells: &[Cell], axes: &[String
         }
         for (rest, rows) in groups {
             let mut xs: Vec<String> = Vec::new();
-            let mut ss: Vec<String> = Vec::new();
+            let mut ss: Vec<(String, String)> = Vec::new();
             for r in &rows {
-                let (x, s) = (key(&x_axis, r, cells), key(&series_axis, r, cells));
+                let x = key(&x_axis, r, cells);
                 if !xs.contains(&x) {
                     xs.push(x);
                 }
+                let s = series_of(r);
                 if !ss.contains(&s) {
                     ss.push(s);
                 }
             }
-            let numeric = f.kind == "line" && xs.iter().all(|x| x.parse::<f64>().is_ok());
-            let mut series: BTreeMap<usize, Series> = BTreeMap::new();
+            let all_numeric = xs.iter().all(|x| x.parse::<f64>().is_ok());
+            if all_numeric {
+                xs.sort_by(|a, b| {
+                    let (a, b): (f64, f64) = (a.parse().unwrap_or(0.0), b.parse().unwrap_or(0.0));
+                    a.total_cmp(&b)
+                });
+            }
+            let numeric = f.kind == "line" && all_numeric;
+            let mut series: Vec<Series> = ss
+                .iter()
+                .map(|(_, name)| Series {
+                    name: name.clone(),
+                    points: Vec::new(),
+                })
+                .collect();
             let mut table = Vec::new();
             for r in &rows {
-                let (x, s) = (key(&x_axis, r, cells), key(&series_axis, r, cells));
+                let x = key(&x_axis, r, cells);
+                let s = series_of(r);
                 let xi = xs.iter().position(|v| *v == x).unwrap_or(0);
                 let si = ss.iter().position(|v| *v == s).unwrap_or(0);
-                let name = if series_axis.is_empty() {
-                    metric.clone()
-                } else if series_axis == "engine" {
-                    s.clone()
-                } else {
-                    format!("{series_axis}={s}")
-                };
-                let d = &r.stats;
-                series
-                    .entry(si)
-                    .or_insert_with(|| Series {
-                        name,
-                        points: Vec::new(),
-                    })
-                    .points
-                    .push(Point {
-                        x: if numeric {
-                            x.parse().unwrap_or(0.0)
-                        } else {
-                            xi as f64
-                        },
-                        y: d.mean,
-                        lo: d.ci_lo,
-                        hi: d.ci_hi,
-                    });
+                let (y, lo, hi) = point_of(&r.stats);
+                series[si].points.push(Point {
+                    x: if numeric {
+                        x.parse().unwrap_or(0.0)
+                    } else {
+                        xi as f64
+                    },
+                    y,
+                    lo,
+                    hi,
+                });
                 table.push(TableRow {
                     rest: rest.clone(),
                     x,
-                    series: s,
+                    series: key(&series_axis, r, cells),
+                    engine: r.engine.clone(),
                     row: (*r).clone(),
                 });
             }
-            let mut series: Vec<Series> = series.into_values().collect();
             for s in &mut series {
                 s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
             }
@@ -151,16 +230,38 @@ pub fn panels(f: &Figure, summary: &[SummaryRow], cells: &[Cell], axes: &[String
             if !rest.is_empty() {
                 title = format!("{title} ({rest})");
             }
+            let (labels, prefix) = strip_common_prefix(&xs);
+            let mut log_y = f.log_y;
+            if f.kind == "bar" && !log_y {
+                let ys: Vec<f64> = series
+                    .iter()
+                    .flat_map(|s| s.points.iter().map(|p| p.y))
+                    .collect();
+                let (lo, hi) = ys
+                    .iter()
+                    .fold((f64::INFINITY, 0.0f64), |(a, b), y| (a.min(*y), b.max(*y)));
+                if lo > 0.0 && hi / lo > DWARFS {
+                    log_y = true;
+                    title = format!(
+                        "{title} — log scale: the largest is {:.0}× the smallest",
+                        hi / lo
+                    );
+                }
+            }
             out.push(Panel {
                 chart: Chart {
                     title,
-                    x_label: x_axis.clone(),
+                    x_label: if prefix.is_empty() {
+                        x_axis.clone()
+                    } else {
+                        format!("{x_axis} ({prefix}…)")
+                    },
                     y_label: metric.clone(),
-                    categories: (!numeric).then(|| xs.clone()),
+                    categories: (!numeric).then_some(labels),
                     series,
                     log_x: numeric && f.log_x,
-                    log_y: f.log_y,
-                    mark: None,
+                    log_y,
+                    marks: Vec::new(),
                 },
                 table,
                 metric: metric.clone(),
@@ -239,7 +340,7 @@ pub fn timeseries(f: &Figure, dir: &Path, ids: &[(String, String)]) -> Vec<Chart
             series,
             log_x: false,
             log_y: false,
-            mark: None,
+            marks: Vec::new(),
         });
     }
     out
@@ -310,6 +411,109 @@ mod tests {
         assert_eq!(crossover(&blob, &inline), Some((16384.0, true)));
         let flat = s("x", &[(1024.0, 100.0, 50.0), (4096.0, 60.0, 50.0)]);
         assert_eq!(crossover(&flat, &inline), None);
+    }
+
+    #[test]
+    fn labels_lose_their_common_prefix_but_not_inside_numbers() {
+        let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (l, p) = strip_common_prefix(&v(&[
+            "fslsm-workload0",
+            "fslsm-workload1",
+            "fslsm-workload14",
+        ]));
+        assert_eq!((l, p.as_str()), (v(&["0", "1", "14"]), "fslsm-workload"));
+        let (l, p) = strip_common_prefix(&v(&["10", "15", "12"]));
+        assert_eq!((l, p.as_str()), (v(&["10", "15", "12"]), ""));
+        let (l, _) = strip_common_prefix(&v(&["false", "true"]));
+        assert_eq!(l, v(&["false", "true"]));
+        let (l, _) = strip_common_prefix(&v(&["ab", "abc"]));
+        assert_eq!(l, v(&["ab", "abc"]), "no label may become empty");
+    }
+
+    #[test]
+    fn engines_are_never_mixed_in_a_series() {
+        use crate::study::statistics::describe;
+        let cells: Vec<Cell> = [
+            ("5", "false"),
+            ("5", "true"),
+            ("10", "false"),
+            ("10", "true"),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, (b, r))| Cell {
+            index: i,
+            values: vec![
+                ("bits".into(), b.to_string()),
+                ("ribbon".into(), r.to_string()),
+            ],
+        })
+        .collect();
+        let mut summary = Vec::new();
+        for c in &cells {
+            for (e, base) in [("lsmlab", 100.0), ("rocksdb", 50.0)] {
+                summary.push(SummaryRow {
+                    cell: c.index,
+                    engine: e.into(),
+                    metric: "m".into(),
+                    stats: describe(&[base, base * 1.1, base * 0.9]).unwrap(),
+                    outlier_runs: Vec::new(),
+                });
+            }
+        }
+        let f: Figure = toml::from_str("title = \"t\"\nkind = \"line\"\nmetrics = [\"m\"]\nx = \"bits\"\nseries = \"ribbon\"\n").unwrap();
+        let axes = vec!["bits".to_string(), "ribbon".to_string()];
+        let p = panels(&f, &summary, &cells, &axes);
+        assert_eq!(p.len(), 1);
+        let names: Vec<&str> = p[0].chart.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "lsmlab, ribbon=false",
+                "rocksdb, ribbon=false",
+                "lsmlab, ribbon=true",
+                "rocksdb, ribbon=true"
+            ]
+        );
+        for s in &p[0].chart.series {
+            // One point per x: a line never zig-zags between engines.
+            let xs: Vec<f64> = s.points.iter().map(|p| p.x).collect();
+            assert_eq!(xs, [5.0, 10.0], "{}", s.name);
+            assert!(s.points.iter().all(|p| p.lo > 0.0));
+        }
+        assert_eq!(
+            p[0].table.iter().filter(|t| t.engine == "rocksdb").count(),
+            4
+        );
+    }
+
+    #[test]
+    fn a_bar_that_dwarfs_the_others_gets_a_log_axis() {
+        use crate::study::statistics::describe;
+        let cells: Vec<Cell> = (0..3)
+            .map(|i| Cell {
+                index: i,
+                values: vec![("w".into(), format!("w{i}"))],
+            })
+            .collect();
+        let summary: Vec<SummaryRow> = [1.0, 2.0, 300.0]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| SummaryRow {
+                cell: i,
+                engine: "lsmlab".into(),
+                metric: "t".into(),
+                stats: describe(&[*v, v * 1.01]).unwrap(),
+                outlier_runs: Vec::new(),
+            })
+            .collect();
+        let f: Figure = toml::from_str("title = \"t\"\nmetrics = [\"t\"]\n").unwrap();
+        let p = panels(&f, &summary, &cells, &["w".to_string()]);
+        assert!(p[0].chart.log_y && p[0].chart.title.contains("log scale"));
+        assert_eq!(
+            p[0].chart.categories.as_deref(),
+            Some(&["0".to_string(), "1".into(), "2".into()][..])
+        );
     }
 
     #[test]

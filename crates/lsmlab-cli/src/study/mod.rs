@@ -3,9 +3,12 @@
 //! rebuilds the report; `lsmlab merge` joins shards. See docs/studies.md.
 
 pub mod analysis;
+pub mod claims;
 pub mod engines;
 pub mod environment;
 pub mod figures;
+pub mod findings;
+pub mod limits;
 pub mod load;
 pub mod matrix;
 pub mod merge;
@@ -19,6 +22,7 @@ pub mod runner;
 pub mod sampler;
 pub mod shard;
 pub mod statistics;
+pub mod vocabulary;
 
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
@@ -54,6 +58,9 @@ pub struct Expanded {
     pub order: Vec<String>,
     /// The plan at its scale, as run.
     pub plan: Plan,
+    /// The directory of the plan file, where relative engine binaries start.
+    #[serde(default)]
+    pub plan_dir: String,
 }
 
 /// An engine as run.
@@ -144,6 +151,17 @@ fn guess_seconds(plan: &Plan, steps: std::ops::Range<usize>) -> f64 {
     s
 }
 
+/// A path given on the command line or in the environment: relative to the working directory
+/// (not to the plan, as the plan's own paths are); a bare name stays a name for PATH.
+fn from_cwd(path: &str) -> String {
+    if path.contains('/') && Path::new(path).is_relative() {
+        if let Ok(cwd) = std::env::current_dir() {
+            return cwd.join(path).display().to_string();
+        }
+    }
+    path.to_string()
+}
+
 /// `lsmlab run`.
 pub fn run_main(args: &RunArgs) -> CliResult<()> {
     let lsmlab_bin = match &args.lsmlab {
@@ -151,7 +169,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         None => std::env::current_exe()
             .map_err(|e| CliError::new(format!("cannot find the lsmlab program: {e}")))?,
     };
-    let (dir, plan_text, scale_arg, seed_arg, shard_arg) = match &args.resume {
+    let (dir, plan_text, scale_arg, seed_arg, shard_arg, plan_dir) = match &args.resume {
         Some(dir) => {
             let e: Expanded = serde_json::from_str(
                 &std::fs::read_to_string(dir.join("plan.json"))
@@ -160,7 +178,14 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
             .map_err(|e| CliError::new(format!("--resume {}: plan.json: {e}", dir.display())))?;
             let text = std::fs::read_to_string(dir.join("plan.toml"))
                 .map_err(|e| CliError::new(format!("--resume {}: {e}", dir.display())))?;
-            (dir.clone(), text, e.scale, Some(e.seed), e.shard)
+            (
+                dir.clone(),
+                text,
+                e.scale,
+                Some(e.seed),
+                e.shard,
+                PathBuf::from(e.plan_dir),
+            )
         }
         None => {
             let path = args
@@ -182,7 +207,11 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
                 ))
             });
             let shard = shard::resolve(args.shard.as_deref(), &|k| std::env::var(k).ok())?;
-            (dir, text, scale, None, shard)
+            let plan_dir = path
+                .parent()
+                .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
+                .unwrap_or_default();
+            (dir, text, scale, None, shard, plan_dir)
         }
     };
     let given = Plan::parse(&plan_text)?;
@@ -193,6 +222,11 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         }
         plan.repetitions = r;
     }
+    limits::check_runs(
+        limits::cell_count(&plan.matrix) as usize,
+        plan.engines.len() + plan.optional_engines.len(),
+        plan.repetitions,
+    )?;
     let seed = seed_arg.unwrap_or(if plan.seed != 0 {
         plan.seed
     } else {
@@ -201,22 +235,35 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(1)
     });
+    // Binaries: the plan's, else an engine's environment variable, else --binary, last wins.
+    for n in plan
+        .engines
+        .clone()
+        .iter()
+        .chain(&plan.optional_engines.clone())
+    {
+        if let Ok(v) = std::env::var(engines::env_var(n)) {
+            if !v.is_empty() {
+                plan.engine.entry(n.clone()).or_default().binary = Some(from_cwd(&v));
+            }
+        }
+    }
     for b in &args.binaries {
         let (name, path) = b.split_once('=').ok_or_else(|| {
             CliError::new(format!(
                 "--binary: {b:?}; expected ENGINE=PATH, e.g. rocksdb=/usr/bin/db_bench"
             ))
         })?;
-        plan.engine.entry(name.to_string()).or_default().binary = Some(path.to_string());
+        plan.engine.entry(name.to_string()).or_default().binary = Some(from_cwd(path));
     }
     let cells = matrix::expand(&plan);
     let mut engines: Vec<Engine> = plan
         .engines
         .iter()
-        .map(|n| Engine::resolve(&plan, n, &lsmlab_bin))
+        .map(|n| Engine::resolve(&plan, n, &lsmlab_bin, &plan_dir))
         .collect::<CliResult<_>>()?;
     for n in plan.optional_engines.clone() {
-        match Engine::resolve(&plan, &n, &lsmlab_bin) {
+        match Engine::resolve(&plan, &n, &lsmlab_bin, &plan_dir) {
             Ok(e) => {
                 engines.push(e);
                 plan.engines.push(n);
@@ -257,6 +304,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         shard: shard_arg,
         order: order.iter().map(|k| k.id()).collect(),
         plan: plan.clone(),
+        plan_dir: plan_dir.display().to_string(),
     };
     // With a load and no measured time per run, runs cost the steps after the load and each
     // load its own steps once.
@@ -388,27 +436,56 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
     );
     runner::clear_stale_databases(&db_dir, &order);
     let mut progress = runner::Progress::new(order.len(), skipped);
-    let mut failed = 0;
     for (i, key) in pending {
         progress.start(&key.id());
         let t = std::time::Instant::now();
         let rec = runner::run_one(&ctx, &mut loads, key, i)?;
-        failed += usize::from(rec.status != "ok");
         progress.finish(&rec, t.elapsed().as_secs_f64());
     }
     progress.close();
     loads.remove_all(&db_dir);
     let _ = std::fs::remove_dir(&db_dir);
-    let report = finish(&dir)?;
-    if failed > 0 {
-        eprintln!("{failed} runs failed; their errors are in the report and runs/*/result.json");
-    }
-    println!("{}", report.display());
-    Ok(())
+    finish(&dir)?.conclude(args.check_claims)
 }
 
-/// Writes runs.csv, summary and comparisons, plots and the report; returns report.html's path.
-pub fn finish(dir: &Path) -> CliResult<PathBuf> {
+/// What `finish` made of a results directory.
+pub struct Finished {
+    /// report.html.
+    pub report: PathBuf,
+    /// Runs that failed.
+    pub failed_runs: usize,
+    /// One line per claim that is not reproduced (see `claims::failures`).
+    pub claim_failures: Vec<String>,
+}
+
+impl Finished {
+    /// Prints the report's path; an error when runs failed, or, with `check_claims`, when a
+    /// claim is not reproduced.
+    pub fn conclude(&self, check_claims: bool) -> CliResult<()> {
+        println!("{}", self.report.display());
+        let mut why = Vec::new();
+        if self.failed_runs > 0 {
+            why.push(format!(
+                "{} runs failed (their errors are in the report and runs/*/result.json)",
+                self.failed_runs
+            ));
+        }
+        if check_claims && !self.claim_failures.is_empty() {
+            why.push(format!(
+                "--check-claims: {}",
+                self.claim_failures.join("; ")
+            ));
+        }
+        if why.is_empty() {
+            Ok(())
+        } else {
+            Err(CliError::new(why.join("; ")))
+        }
+    }
+}
+
+/// Writes runs.csv, summary and comparisons, claims, plots and the report.
+pub fn finish(dir: &Path) -> CliResult<Finished> {
     let expanded: Expanded = serde_json::from_str(
         &std::fs::read_to_string(dir.join("plan.json")).map_err(|e| {
             CliError::new(format!("{}: not a results directory ({e})", dir.display()))
@@ -439,6 +516,18 @@ pub fn finish(dir: &Path) -> CliResult<PathBuf> {
         expanded.plan.compare.as_deref(),
     );
     write(&dir.join("compare.csv"), &analysis::compare_csv(&compare))?;
+    let outcomes = claims::evaluate(
+        &expanded.plan.claim,
+        &expanded.cells,
+        &engine_names,
+        &records,
+    );
+    if !expanded.plan.claim.is_empty() {
+        write(
+            &dir.join("claims.csv"),
+            &claims::claims_csv(&expanded.plan.claim, &outcomes),
+        )?;
+    }
     let input = report::Input {
         dir,
         expanded: &expanded,
@@ -446,15 +535,19 @@ pub fn finish(dir: &Path) -> CliResult<PathBuf> {
         records: &records,
         summary: &summary,
         compare: &compare,
+        claims: &outcomes,
     };
-    report::write_all(&input)
+    let report = report::write_all(&input)?;
+    Ok(Finished {
+        report,
+        failed_runs: records.iter().filter(|r| r.status != "ok").count(),
+        claim_failures: claims::failures(&expanded.plan.claim, &outcomes),
+    })
 }
 
 /// `lsmlab report DIR`.
-pub fn report_main(dir: &Path) -> CliResult<()> {
-    let path = finish(dir)?;
-    println!("{}", path.display());
-    Ok(())
+pub fn report_main(dir: &Path, check_claims: bool) -> CliResult<()> {
+    finish(dir)?.conclude(check_claims)
 }
 
 /// `lsmlab merge DIR... --out OUT`.
@@ -477,9 +570,7 @@ pub fn merge_main(dirs: &[PathBuf], out: &Path, opts: merge::MergeOptions) -> Cl
             format!("; {} runs missing", record.missing.len())
         }
     );
-    let path = finish(out)?;
-    println!("{}", path.display());
-    Ok(())
+    finish(out)?.conclude(false)
 }
 
 #[cfg(test)]

@@ -80,6 +80,10 @@ pub struct Output {
     pub tickers: BTreeMap<String, u64>,
     /// `--statistics` histograms.
     pub stat_histograms: BTreeMap<String, StatHistogram>,
+    /// What the tool warns makes its timings slow: `Assertions are enabled` (db_bench's
+    /// `WARNING: Assertions are enabled; benchmarks unnecessarily slow`), `Optimization is
+    /// disabled`.
+    pub slow_build: Vec<String>,
 }
 
 fn number(s: &str) -> Option<f64> {
@@ -187,6 +191,15 @@ pub fn parse(text: &str) -> Output {
     for raw in text.lines() {
         // db_bench's progress lines end in '\r' and may run into the next line.
         let line = raw.rsplit('\r').next().unwrap_or(raw);
+        if let Some(w) = line
+            .strip_prefix("WARNING: ")
+            .and_then(|w| w.split_once("; benchmarks unnecessarily slow"))
+        {
+            if !out.slow_build.iter().any(|x| x == w.0) {
+                out.slow_build.push(w.0.to_string());
+            }
+            continue;
+        }
         if out.version.is_none() {
             if let Some((tool, rest)) = line.split_once(':') {
                 if let Some(v) = rest.trim().strip_prefix("version ") {
@@ -255,6 +268,14 @@ fn attach(out: &mut Output, h: Histogram) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slow_builds_are_noticed() {
+        let out = parse("RocksDB:    version 7.8.3\nWARNING: Assertions are enabled; benchmarks unnecessarily slow\nfillseq : 1.0 micros/op 1000000 ops/sec\n");
+        assert_eq!(out.slow_build, ["Assertions are enabled"]);
+        assert_eq!(out.benchmarks.len(), 1);
+        assert!(parse("WARNING: something else\n").slow_build.is_empty());
+    }
 
     #[test]
     fn rocksdb_summary_line() {

@@ -66,6 +66,9 @@ pub struct Plan {
     /// Where the databases live (default: `db/` in the results directory).
     #[serde(default)]
     pub db_dir: Option<String>,
+    /// The seed's claims, checked against the runs (see `claims`).
+    #[serde(default)]
+    pub claim: Vec<super::claims::Claim>,
 }
 
 fn default_engines() -> Vec<String> {
@@ -241,14 +244,25 @@ impl Plan {
                 None => CliError::new(format!("plan: {msg}")),
             }
         })?;
+        // Parsed once more as a plain table: every value's size and finiteness, by key.
+        let table: toml::Table = toml::from_str(text).unwrap_or_default();
+        super::limits::check_values(&table).map_err(|e| {
+            let key = e.0.split(':').next().unwrap_or("");
+            let last = key.rsplit('.').next().unwrap_or(key);
+            let last = last.split('[').next().unwrap_or(last);
+            match super::vocabulary::line_of(text, "", 0, last) {
+                Some(l) => CliError::new(format!("plan: line {l}: {e}")),
+                None => CliError::new(format!("plan: {e}")),
+            }
+        })?;
         plan.check()?;
+        super::vocabulary::check(&plan, text)?;
         Ok(plan)
     }
 
     /// Reads and checks a plan file.
     pub fn load(path: &std::path::Path) -> CliResult<(Plan, String)> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CliError::new(format!("plan {}: {e}", path.display())))?;
+        let text = super::limits::read_plan(path)?;
         let plan =
             Plan::parse(&text).map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
         Ok((plan, text))
@@ -272,6 +286,11 @@ impl Plan {
             s.kind(i)?;
         }
         check_axes(&self.matrix, "matrix")?;
+        super::limits::check_cells(&self.matrix, "matrix")?;
+        for name in self.scale.keys() {
+            let scaled = self.scaled(Some(name));
+            super::limits::check_cells(&scaled.matrix, &format!("scale.{name}: matrix"))?;
+        }
         for (name, s) in &self.scale {
             check_axes(&s.matrix, &format!("scale.{name}.matrix"))?;
             if s.repetitions == Some(0) {
@@ -288,6 +307,11 @@ impl Plan {
             }
         }
         if let Some(l) = &self.load {
+            if self.steps.len() < 2 {
+                return Err(CliError::new(
+                    "load.steps: the plan has one step; a load needs at least two (the load, then steps that run on its copy); remove [load] or add a step",
+                ));
+            }
             if l.steps == 0 || l.steps >= self.steps.len() {
                 return Err(CliError::new(format!(
                     "load.steps: {}; allowed 1 to {} (the load is the first steps, and at least one step must run on its copy)",
@@ -310,6 +334,16 @@ impl Plan {
                 )));
             }
         }
+        let engines: Vec<String> = self
+            .engines
+            .iter()
+            .chain(&self.optional_engines)
+            .cloned()
+            .collect();
+        let axes = self.axis_values();
+        for (i, c) in self.claim.iter().enumerate() {
+            c.check(i, &axes, &engines)?;
+        }
         for f in &self.figure {
             if !["bar", "line", "timeseries", "table"].contains(&f.kind.as_str()) {
                 return Err(CliError::new(format!(
@@ -321,13 +355,37 @@ impl Plan {
         Ok(())
     }
 
+    /// Every axis with every value the plan or any of its scales gives it.
+    pub fn axis_values(&self) -> BTreeMap<String, Vec<String>> {
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let tables = std::iter::once(&self.matrix).chain(self.scale.values().map(|s| &s.matrix));
+        for t in tables {
+            for (k, v) in t {
+                let list = out.entry(k.clone()).or_default();
+                for v in v.as_array().into_iter().flatten() {
+                    let text = value_text(v);
+                    if !list.contains(&text) {
+                        list.push(text);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The scale to run: `name`, else `default_scale`, else `quick` when present, else none.
     pub fn pick_scale(&self, name: Option<&str>) -> CliResult<Option<String>> {
         match name.or(self.default_scale.as_deref()) {
             Some(n) if self.scale.contains_key(n) => Ok(Some(n.to_string())),
+            Some(n) if self.scale.is_empty() => Err(CliError::new(format!(
+                "--scale: {n:?}, but the plan has no [scale.NAME] sections; leave --scale out"
+            ))),
             Some(n) => Err(CliError::new(format!(
-                "--scale: {n:?} is not in the plan; allowed: {}",
-                self.scale.keys().cloned().collect::<Vec<_>>().join(", ")
+                "--scale: {n:?} is not in the plan; allowed: {}{}",
+                self.scale.keys().cloned().collect::<Vec<_>>().join(", "),
+                crate::suggest::closest(n, self.scale.keys().map(String::as_str))
+                    .map(|c| format!("; did you mean {c:?}?"))
+                    .unwrap_or_default()
             ))),
             None if self.scale.contains_key("quick") => Ok(Some("quick".to_string())),
             None => Ok(None),
@@ -476,6 +534,42 @@ bench = "fillseq"
     }
 
     #[test]
+    fn hostile_plans_are_one_line_errors() {
+        let one_step_load = format!("{MINIMAL}[load]\nsteps = 1\n");
+        let nan = format!("{MINIMAL}[flags]\ncompression_ratio = nan\n");
+        let mut twelve = MINIMAL.to_string() + "[matrix]\n";
+        for i in 0..12 {
+            twelve += &format!("axis{i} = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n");
+        }
+        let scaled = format!(
+            "{MINIMAL}[matrix]\na = [1]\n[scale.big]\nmatrix = {{ a = [{}] }}\n",
+            (0..10_001)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for (text, expect) in [
+            (one_step_load, "load.steps: the plan has one step"),
+            (
+                nan,
+                "plan: line 6: flags.compression_ratio: NaN is not a finite number",
+            ),
+            (twelve, "matrix: 1000000000000 cells"),
+            (
+                scaled,
+                "scale.big: matrix: 10001 cells (a 10001); the limit is 10000",
+            ),
+        ] {
+            let e = Plan::parse(&text).unwrap_err();
+            assert!(
+                e.0.starts_with(expect) || e.0.contains(expect),
+                "{expect}: {e}"
+            );
+            assert!(!e.0.contains('\n'));
+        }
+    }
+
+    #[test]
     fn scales_override_by_name() {
         let p = Plan::parse(&format!(
             "{MINIMAL}[flags]\nnum = 10\nkey_size = 32\n[matrix]\nbloom_bits = [1, 2]\n[scale.quick]\nflags = {{ num = 5 }}\nrepetitions = 2\nmatrix = {{ bloom_bits = [3] }}\n"
@@ -488,5 +582,15 @@ bench = "fillseq"
         assert_eq!(s.repetitions, 2);
         assert_eq!(s.matrix["bloom_bits"].as_array().unwrap().len(), 1);
         assert!(p.pick_scale(Some("paper")).unwrap_err().0.contains("paper"));
+        let e = p.pick_scale(Some("quik")).unwrap_err();
+        assert!(
+            e.0.contains("allowed: quick; did you mean \"quick\"?"),
+            "{e}"
+        );
+        let e = Plan::parse(MINIMAL)
+            .unwrap()
+            .pick_scale(Some("nope"))
+            .unwrap_err();
+        assert!(e.0.contains("the plan has no [scale.NAME] sections"), "{e}");
     }
 }

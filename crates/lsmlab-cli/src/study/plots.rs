@@ -57,8 +57,8 @@ pub struct Chart {
     pub log_x: bool,
     /// Plot log10(y) (values ≤ 0 left out), with the original values as labels.
     pub log_y: bool,
-    /// A vertical mark and its text (e.g. the crossover).
-    pub mark: Option<(f64, String)>,
+    /// Vertical marks and their text (e.g. the crossovers).
+    pub marks: Vec<(f64, String)>,
 }
 
 fn color(i: usize) -> RGBColor {
@@ -73,6 +73,29 @@ fn color(i: usize) -> RGBColor {
         RGBColor(0, 0, 0),
     ];
     C[i % C.len()]
+}
+
+/// A tick label: `fmt_num`, without trailing zeros after a decimal point (0.8, not 0.800).
+fn fmt_tick(v: f64) -> String {
+    let s = fmt_num(v);
+    let (num, unit) = match s.char_indices().last() {
+        Some((i, c)) if c == 'k' || c == 'M' => (&s[..i], &s[i..]),
+        _ => (s.as_str(), ""),
+    };
+    if num.contains('.') {
+        format!("{}{unit}", num.trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        s.clone()
+    }
+}
+
+/// A data value on x as written in the plan: whole numbers in full (16384, not 16k).
+fn fmt_exact(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-6 * v.abs().max(1.0) && v.abs() < 1e9 {
+        format!("{}", v.round() as i64)
+    } else {
+        fmt_tick(v)
+    }
 }
 
 fn fmt_num(v: f64) -> String {
@@ -119,6 +142,17 @@ where
             }
         }
     }
+    // A few wide intervals (three noisy runs) must not flatten every mean: on a linear axis
+    // the top is at most 2.5 times the largest mean, and a whisker past it is cut there.
+    let top_mean = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.y))
+        .filter(|y| y.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !c.log_y && top_mean > 0.0 && y1 > 2.5 * top_mean {
+        y1 = 2.5 * top_mean;
+    }
     if !x0.is_finite() {
         (x0, x1) = (0.0, 1.0);
     }
@@ -136,18 +170,62 @@ where
     if y1 <= y0 {
         y1 = y0 + 1.0;
     }
+    // Headroom for the legend, one line per series, above the tallest bar or point.
+    let room = 0.06 * (c.series.len() as f64 + 1.0);
     let y1 = if c.log_y {
-        y1 + (y1 - y0) * 0.12
+        y1 + (y1 - y0).max(0.3) * room
     } else {
-        y1 * 1.12
+        y1 * (1.0 + room)
     };
     let y0 = if c.log_y { y0 - (y1 - y0) * 0.05 } else { y0 };
+    // Ticks: every category; on a numeric x, the data's own values (few) or round steps (many);
+    // on a log axis, 1-2-5 per decade, never fractional powers of ten.
+    let mut data_x: Vec<f64> = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| tx(p.x)))
+        .collect();
+    data_x.sort_by(f64::total_cmp);
+    data_x.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+    let exact_x = c.log_x || (1..=12).contains(&data_x.len());
+    let x_ticks: Vec<f64> = match &c.categories {
+        Some(names) => (0..names.len()).map(|i| i as f64).collect(),
+        None if exact_x => data_x,
+        None => nice_ticks(x0, x1, 8),
+    };
+    let y_ticks = if c.log_y {
+        log_ticks(y0, y1)
+    } else {
+        nice_ticks(y0, y1, 8)
+    };
+    // Long category labels are turned upright so that they never overlap.
+    let longest = c
+        .categories
+        .as_ref()
+        .map(|v| v.iter().map(|s| s.chars().count()).max().unwrap_or(0))
+        .unwrap_or(0);
+    let n_cats = c.categories.as_ref().map(|v| v.len()).unwrap_or(0);
+    let rotate = n_cats > 0 && (longest * n_cats) as f64 * 7.5 > 760.0;
+    let x_area = if rotate {
+        (24 + 8 * longest).min(200) as u32
+    } else {
+        48
+    };
     let mut chart = ChartBuilder::on(&root)
-        .caption(&c.title, (FAMILY, 20))
+        .caption(&c.title, (FAMILY, 18))
         .margin(12)
-        .x_label_area_size(48)
+        .x_label_area_size(x_area)
         .y_label_area_size(72)
-        .build_cartesian_2d(x0..x1, y0..y1)
+        .build_cartesian_2d(
+            Ticked {
+                range: x0..x1,
+                ticks: x_ticks,
+            },
+            Ticked {
+                range: y0..y1,
+                ticks: y_ticks,
+            },
+        )
         .map_err(e)?;
     let cats = c.categories.clone();
     let log_x = c.log_x;
@@ -160,32 +238,33 @@ where
                 String::new()
             }
         }
-        None if log_x => fmt_num(10f64.powf(*x)),
-        None => fmt_num(*x),
+        None if log_x => fmt_exact(10f64.powf(*x)),
+        None if exact_x => fmt_exact(*x),
+        None => fmt_tick(*x),
     };
     let log_y_axis = c.log_y;
-    let n_cats = c.categories.as_ref().map(|v| v.len()).unwrap_or(10);
     let mut mesh = chart.configure_mesh();
     if c.categories.is_some() {
         // Vertical grid lines between categories say nothing.
         mesh.disable_x_mesh();
     }
+    let x_style = if rotate {
+        TextStyle::from((FAMILY, 13).into_font()).transform(FontTransform::Rotate90)
+    } else {
+        TextStyle::from((FAMILY, 13).into_font())
+    };
     mesh.x_desc(&c.x_label)
         .y_desc(&c.y_label)
-        .x_labels(if c.categories.is_some() {
-            n_cats + 1
-        } else {
-            10
-        })
         .x_label_formatter(&xfmt)
         .y_label_formatter(&|y| {
             if log_y_axis {
-                fmt_num(10f64.powf(*y))
+                fmt_tick(10f64.powf(*y))
             } else {
-                fmt_num(*y)
+                fmt_tick(*y)
             }
         })
         .label_style((FAMILY, 13))
+        .x_label_style(x_style)
         .axis_desc_style((FAMILY, 14))
         .light_line_style(WHITE.mix(0.0))
         .draw()
@@ -219,7 +298,7 @@ where
                 .filter(|p| p.lo.is_finite() && p.hi.is_finite())
                 .map(|p| {
                     let mid = p.x - 0.4 + si as f64 * w + w * 0.46;
-                    ErrorBar::new_vertical(mid, p.lo, p.y, p.hi, BLACK.stroke_width(1), 6)
+                    ErrorBar::new_vertical(mid, p.lo, p.y, p.hi.min(y1), BLACK.stroke_width(1), 6)
                 });
             chart.draw_series(bars).map_err(e)?;
         } else {
@@ -243,22 +322,26 @@ where
                 .points
                 .iter()
                 .filter(|p| p.lo.is_finite() && p.hi.is_finite())
-                .map(|p| ErrorBar::new_vertical(tx(p.x), p.lo, p.y, p.hi, col.stroke_width(1), 8));
+                .map(|p| {
+                    ErrorBar::new_vertical(tx(p.x), p.lo, p.y, p.hi.min(y1), col.stroke_width(1), 8)
+                });
             chart.draw_series(bars).map_err(e)?;
         }
     }
-    if let Some((x, text)) = &c.mark {
+    for (i, (x, text)) in c.marks.iter().enumerate() {
         let x = tx(*x);
+        // Each mark's text a line lower than the one before, so two never overlap.
+        let at = |f: f64| y0 + (y1 - y0) * (f - 0.07 * i as f64);
         chart
             .draw_series(std::iter::once(PathElement::new(
-                vec![(x, y0), (x, y1 * 0.95)],
+                vec![(x, y0), (x, at(0.9))],
                 RED.stroke_width(2),
             )))
             .map_err(e)?;
         chart
             .draw_series(std::iter::once(Text::new(
                 text.clone(),
-                (x, y1 * 0.97),
+                (x, at(0.96)),
                 (FAMILY, 13).into_font().color(&RED),
             )))
             .map_err(e)?;
@@ -273,6 +356,79 @@ where
         .map_err(e)?;
     root.present().map_err(e)?;
     Ok(())
+}
+
+/// A linear f64 axis whose ticks are given, not chosen by plotters.
+struct Ticked {
+    range: std::ops::Range<f64>,
+    ticks: Vec<f64>,
+}
+
+impl plotters::coord::ranged1d::Ranged for Ticked {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let span = self.range.end - self.range.start;
+        if span <= 0.0 {
+            return limit.0;
+        }
+        let f = (value - self.range.start) / span;
+        limit.0 + (f * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        // Light (unlabelled) grid lines: none.
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.range.clone()
+    }
+}
+
+/// About `n` round ticks (1, 2 or 5 times a power of ten apart) from `lo` to `hi`.
+pub fn nice_ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite()) || hi <= lo || n == 0 {
+        return Vec::new();
+    }
+    let raw = (hi - lo) / n as f64;
+    let p = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * p);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
+}
+
+/// Ticks of a log10 axis from `lo` to `hi` (both logs): 1, 2 and 5 times each power of ten,
+/// or only the powers when the range spans many decades.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
+        return Vec::new();
+    }
+    let mantissas: &[f64] = if hi - lo > 4.0 {
+        &[1.0]
+    } else {
+        &[1.0, 2.0, 5.0]
+    };
+    let mut out = Vec::new();
+    for d in lo.floor() as i64..=hi.ceil() as i64 {
+        for m in mantissas {
+            let v = (m * 10f64.powi(d as i32)).log10();
+            if v >= lo && v <= hi {
+                out.push(v);
+            }
+        }
+    }
+    out
 }
 
 /// The chart with log10 of every y (points with y ≤ 0 dropped, CI ends ≤ 0 left open).
@@ -344,7 +500,7 @@ mod tests {
             ],
             log_x: false,
             log_y: false,
-            mark: Some((0.5, "cross".into())),
+            marks: vec![(0.5, "cross".into())],
         }
     }
 
@@ -358,6 +514,47 @@ mod tests {
             }
             assert!(!s.contains("href"));
         }
+    }
+
+    #[test]
+    fn ticks_are_round_and_log_ticks_fall_on_one_two_five() {
+        assert_eq!(
+            nice_ticks(0.0, 100.0, 5),
+            [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+        );
+        assert_eq!(nice_ticks(0.0, 0.9, 4), [0.0, 0.5]);
+        let t: Vec<f64> = log_ticks(2f64.log10(), 3f64.log10() + 2.0)
+            .iter()
+            .map(|v| (10f64.powf(*v) * 1e6).round() / 1e6)
+            .collect();
+        assert_eq!(t, [2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0]);
+        assert!(nice_ticks(1.0, 1.0, 5).is_empty());
+    }
+
+    #[test]
+    fn tick_labels_are_short_and_data_values_exact() {
+        assert_eq!(fmt_tick(0.8), "0.8");
+        assert_eq!(fmt_tick(200000.0), "200k");
+        assert_eq!(fmt_tick(1500000.0), "1.5M");
+        assert_eq!(fmt_tick(2.5), "2.5");
+        assert_eq!(fmt_exact(16384.0), "16384");
+        assert_eq!(fmt_exact(0.25), "0.25");
+    }
+
+    #[test]
+    fn log_x_ticks_fall_on_the_data() {
+        let mut c = chart(false);
+        c.log_x = true;
+        for s in &mut c.series {
+            s.points[0].x = 256.0;
+            s.points[1].x = 4096.0;
+        }
+        let svg = svg(&c).unwrap();
+        assert!(
+            svg.contains("\n256\n") && svg.contains("\n4096\n"),
+            "ticks at the data"
+        );
+        assert!(!svg.contains("\n251\n") && !svg.contains("\n3981\n"));
     }
 
     #[test]

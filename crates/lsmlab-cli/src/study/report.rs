@@ -3,8 +3,10 @@
 //! the directory, so `lsmlab report DIR` redraws it anywhere.
 
 use super::analysis::{CompareRow, SummaryRow, NOISY_CV};
+use super::claims::Outcome;
 use super::environment::Environment;
 use super::figures::{self, Panel};
+use super::findings::{Section, Sources};
 use super::plots::{self, Chart};
 use super::results::RunRecord;
 use super::Expanded;
@@ -26,6 +28,21 @@ pub struct Input<'a> {
     pub summary: &'a [SummaryRow],
     /// Ratios.
     pub compare: &'a [CompareRow],
+    /// The plan's claims on each engine.
+    pub claims: &'a [Outcome],
+}
+
+/// `esc`, with `code` spans of markdown as <code>.
+fn esc_code(s: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in esc(s).split('`').enumerate() {
+        if i % 2 == 1 {
+            out += &format!("<code>{part}</code>");
+        } else {
+            out += part;
+        }
+    }
+    out
 }
 
 fn esc(s: &str) -> String {
@@ -66,6 +83,61 @@ struct Drawn {
     chart: Chart,
     svg: String,
     panel: Option<Panel>,
+    /// What the crossover search found on this chart, one line per engine.
+    crossovers: Vec<String>,
+}
+
+/// Marks the crossovers of `chart` (series B against series A of each engine) and says, per
+/// engine, where the series cross with CIs apart, or that they do not.
+fn crossovers(chart: &mut Chart) -> Vec<String> {
+    // Series are named "ENGINE, axis=value" when engines are apart, else "axis=value".
+    let engine_of = |name: &str| {
+        name.split_once(", ")
+            .map(|x| x.0.to_string())
+            .unwrap_or_default()
+    };
+    let mut engines: Vec<String> = Vec::new();
+    for s in &chart.series {
+        let e = engine_of(&s.name);
+        if !engines.contains(&e) {
+            engines.push(e);
+        }
+    }
+    let mut notes = Vec::new();
+    for e in engines {
+        let of: Vec<&super::plots::Series> = chart
+            .series
+            .iter()
+            .filter(|s| engine_of(&s.name) == e)
+            .collect();
+        if of.len() < 2 {
+            continue;
+        }
+        let (a, b) = (of[0], of[1]);
+        let who = if e.is_empty() {
+            String::new()
+        } else {
+            format!(" on {e}")
+        };
+        match figures::crossover(b, a) {
+            Some((x, b_above)) => {
+                let label = chart
+                    .categories
+                    .as_ref()
+                    .and_then(|c| c.get(x as usize).cloned())
+                    .unwrap_or_else(|| num(x));
+                let winner = if b_above { &b.name } else { &a.name };
+                let text = format!("from {label}: {winner} ahead (CIs apart)");
+                notes.push(format!("{}{who}: {text}", chart.title));
+                chart.marks.push((x, text));
+            }
+            None => notes.push(format!(
+                "{}{who}: no crossover of {} and {} with CIs apart",
+                chart.title, a.name, b.name
+            )),
+        }
+    }
+    notes
 }
 
 fn slug(s: &str) -> String {
@@ -85,174 +157,54 @@ fn slug(s: &str) -> String {
     out.trim_matches('-').chars().take(60).collect()
 }
 
-/// Findings computed from the data.
-fn findings(input: &Input, drawn: &[Drawn]) -> Vec<String> {
-    let mut out = Vec::new();
-    // Only results the CIs separate are listed; the rest are counted (compare.csv has them all).
-    let (mut unclear_best, mut unclear_ratio) = (0, 0);
-    // Crossovers ("golden cross") first: they answer the seeds' questions directly.
-    for d in drawn {
-        if let Some((_, text)) = &d.chart.mark {
-            out.push(format!("{}: {text}", d.chart.title));
-        }
-    }
-    let cells = &input.expanded.cells;
-    // Findings are about the metrics the plan plots (its tables are read, not summarized).
+/// The findings of the report (see `findings`).
+fn findings(input: &Input, drawn: &[Drawn]) -> Vec<Section> {
+    let x = input.expanded;
     let mut metrics: Vec<String> = Vec::new();
-    for d in drawn.iter().filter(|d| !d.svg.is_empty()) {
-        if let Some(p) = &d.panel {
-            if !metrics.contains(&p.metric) {
-                metrics.push(p.metric.clone());
-            }
+    let figure_metrics = x
+        .plan
+        .figure
+        .iter()
+        .filter(|f| f.kind != "timeseries")
+        .flat_map(|f| f.metrics.iter());
+    for m in figure_metrics.chain(x.plan.claim.iter().map(|c| &c.metric)) {
+        if !metrics.contains(m) {
+            metrics.push(m.clone());
         }
     }
-    // Best setting per metric and engine.
-    if !input.expanded.axes.is_empty() {
-        for m in &metrics {
-            for e in &input.expanded.engines {
-                let rows: Vec<&SummaryRow> = input
-                    .summary
-                    .iter()
-                    .filter(|r| &r.metric == m && r.engine == e.name)
-                    .collect();
-                let best = if figures::higher_is_better(m) {
-                    rows.iter()
-                        .max_by(|a, b| a.stats.mean.total_cmp(&b.stats.mean))
-                } else {
-                    rows.iter()
-                        .min_by(|a, b| a.stats.mean.total_cmp(&b.stats.mean))
-                };
-                if let (Some(b), true) = (best, rows.len() > 1) {
-                    let label = cells.get(b.cell).map(|c| c.label()).unwrap_or_default();
-                    // Does its CI separate it from the runner-up?
-                    let runner_up = rows.iter().filter(|r| r.cell != b.cell).max_by(|x, y| {
-                        if figures::higher_is_better(m) {
-                            x.stats.mean.total_cmp(&y.stats.mean)
-                        } else {
-                            y.stats.mean.total_cmp(&x.stats.mean)
-                        }
-                    });
-                    let clear = runner_up.is_some_and(|r| {
-                        if figures::higher_is_better(m) {
-                            b.stats.ci_lo > r.stats.ci_hi
-                        } else {
-                            b.stats.ci_hi < r.stats.ci_lo
-                        }
-                    });
-                    if !clear {
-                        unclear_best += 1;
-                        continue;
-                    }
-                    out.push(format!(
-                        "Best {m} on {}: {label} ({} {}), its CI clear of the runner-up",
-                        e.name,
-                        num(b.stats.mean),
-                        ci(b.stats.ci_lo, b.stats.ci_hi),
-                    ));
+    let sources = Sources {
+        cells: &x.cells,
+        axes: &x.axes,
+        compare_axes: x.plan.compare.clone().unwrap_or_else(|| x.axes.clone()),
+        engines: x.engines.iter().map(|e| e.name.clone()).collect(),
+        metrics,
+        summary: input.summary,
+        compare: input.compare,
+        crossovers: drawn.iter().flat_map(|d| d.crossovers.clone()).collect(),
+        engine_notes: engine_notes(input),
+    };
+    super::findings::findings(&sources)
+}
+
+/// Notes that go wherever an engine's figures appear: what its output warned makes it slow
+/// (a db_bench built with assertions, or without optimization).
+fn engine_notes(input: &Input) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for e in &input.expanded.engines {
+        let mut warned: Vec<&str> = Vec::new();
+        for r in input.records.iter().filter(|r| r.engine == e.name) {
+            for w in &r.slow_build {
+                if !warned.contains(&w.as_str()) {
+                    warned.push(w);
                 }
             }
         }
-    }
-    // Engine ratios.
-    for r in input
-        .compare
-        .iter()
-        .filter(|r| r.kind == "engine" && metrics.contains(&r.metric))
-    {
-        if !(r.ratio.ci_lo > 1.0 || r.ratio.ci_hi < 1.0) {
-            unclear_ratio += 1;
-            continue;
+        if !warned.is_empty() {
+            out.push((
+                e.name.clone(),
+                format!("{}: its timings are slow", warned.join(", ")),
+            ));
         }
-        let sig = "";
-        out.push(format!(
-            "{} / {} on {} ({}): {}× {} p={}{}{}",
-            r.a,
-            r.b,
-            r.metric,
-            r.context,
-            num(r.ratio.ratio),
-            ci(r.ratio.ci_lo, r.ratio.ci_hi),
-            num(r.ratio.p),
-            sig,
-            if r.flags.is_empty() {
-                String::new()
-            } else {
-                format!(" [{}]", r.flags.join(", "))
-            }
-        ));
-    }
-    // Variant ratios: each axis value against the axis's first, per engine.
-    for r in input
-        .compare
-        .iter()
-        .filter(|r| r.kind == "variant" && metrics.contains(&r.metric))
-    {
-        if !(r.ratio.ci_lo > 1.0 || r.ratio.ci_hi < 1.0) {
-            unclear_ratio += 1;
-            continue;
-        }
-        let sig = "";
-        let rest = cells
-            .iter()
-            .find(|c| c.id() == r.a)
-            .map(|c| {
-                let axis = r.axis.split(':').next().unwrap_or("");
-                c.values
-                    .iter()
-                    .filter(|(k, _)| k != axis)
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .unwrap_or_default();
-        out.push(format!(
-            "{} on {}{}, {}: {}× {} p={}{}{}",
-            r.axis,
-            r.context,
-            if rest.is_empty() {
-                String::new()
-            } else {
-                format!(" ({rest})")
-            },
-            r.metric,
-            num(r.ratio.ratio),
-            ci(r.ratio.ci_lo, r.ratio.ci_hi),
-            num(r.ratio.p),
-            sig,
-            if r.flags.is_empty() {
-                String::new()
-            } else {
-                format!(" [{}]", r.flags.join(", "))
-            }
-        ));
-    }
-    let total = input
-        .compare
-        .iter()
-        .filter(|r| metrics.contains(&r.metric))
-        .count();
-    if unclear_best + unclear_ratio > 0 {
-        out.push(format!(
-            "Not separated by their 95 % CIs (so not listed): {unclear_best} best-setting questions and {unclear_ratio} ratios; every ratio is in compare.csv. Of {total} ratios tested, about {:.0} would pass at p < 0.05 by chance alone",
-            total as f64 * 0.05
-        ));
-    }
-    let noisy = input
-        .summary
-        .iter()
-        .filter(|r| r.stats.cv >= NOISY_CV && metrics.contains(&r.metric))
-        .count();
-    let outliers: usize = input
-        .summary
-        .iter()
-        .filter(|r| metrics.contains(&r.metric))
-        .map(|r| r.outlier_runs.len())
-        .sum();
-    if noisy > 0 || outliers > 0 {
-        out.push(format!(
-            "{noisy} of the figures' cells have CV ≥ {:.0} % and {outliers} runs are flagged as outliers (kept in every number)",
-            NOISY_CV * 100.0
-        ));
     }
     out
 }
@@ -265,6 +217,7 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
     let mut drawn = Vec::new();
     for (fi, f) in plan.figure.iter().enumerate() {
         let mut items: Vec<(Chart, Option<Panel>)> = Vec::new();
+        let mut notes: Vec<String> = Vec::new();
         match f.kind.as_str() {
             "timeseries" => {
                 let ids: Vec<(String, String)> = input
@@ -304,21 +257,8 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
                     &input.expanded.cells,
                     &input.expanded.axes,
                 ) {
-                    if f.crossover && p.chart.series.len() >= 2 {
-                        let (a, b) = (&p.chart.series[0], &p.chart.series[1]);
-                        if let Some((x, a_above)) = figures::crossover(b, a) {
-                            let label = p
-                                .chart
-                                .categories
-                                .as_ref()
-                                .and_then(|c| c.get(x as usize).cloned())
-                                .unwrap_or_else(|| num(x));
-                            let winner = if a_above { &b.name } else { &a.name };
-                            p.chart.mark =
-                                Some((x, format!("from {label}: {winner} ahead (CIs apart)")));
-                        } else {
-                            p.chart.mark = None;
-                        }
+                    if f.crossover {
+                        notes.extend(crossovers(&mut p.chart));
                     }
                     items.push((p.chart.clone(), Some(p)));
                 }
@@ -341,13 +281,14 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
                 chart,
                 svg,
                 panel,
+                crossovers: std::mem::take(&mut notes),
             });
         }
     }
     Ok(drawn)
 }
 
-fn table_rows(p: &Panel) -> Vec<[String; 7]> {
+fn table_rows(p: &Panel) -> Vec<[String; 8]> {
     p.table
         .iter()
         .map(|t| {
@@ -359,12 +300,17 @@ fn table_rows(p: &Panel) -> Vec<[String; 7]> {
             if !t.row.outlier_runs.is_empty() {
                 flags.push(format!("outliers: {}", t.row.outlier_runs.join(" ")));
             }
+            let (y, lo, hi) = figures::point_of(d);
+            if d.gmean.is_finite() {
+                flags.push("geometric".to_string());
+            }
             [
                 t.x.clone(),
                 t.series.clone(),
+                t.engine.clone(),
                 d.n.to_string(),
-                num(d.mean),
-                ci(d.ci_lo, d.ci_hi),
+                num(y),
+                ci(lo, hi),
                 if d.cv.is_finite() {
                     format!("{:.1} %", d.cv * 100.0)
                 } else {
@@ -376,10 +322,53 @@ fn table_rows(p: &Panel) -> Vec<[String; 7]> {
         .collect()
 }
 
+/// The claims table: the claim, the seed's figure, the engine, the measured figure with its
+/// 95 % CI, the verdict. The claim's text and seed figure are on its first row only.
+fn claim_rows(input: &Input) -> Vec<[String; 5]> {
+    let claims = &input.expanded.plan.claim;
+    let notes = engine_notes(input);
+    let noted = |engine: &str| -> String {
+        let extra: String = notes
+            .iter()
+            .filter(|(e, _)| engine.split(" / ").any(|x| x == e))
+            .map(|(e, n)| format!(" [{e}: {n}]"))
+            .collect();
+        format!("{engine}{extra}")
+    };
+    let mut out = Vec::new();
+    let mut last = usize::MAX;
+    for o in input.claims {
+        let Some(c) = claims.get(o.claim) else {
+            continue;
+        };
+        let first = o.claim != last;
+        last = o.claim;
+        out.push([
+            if first {
+                format!("{}. “{}” — {}", o.claim + 1, c.quote, c.describe())
+            } else {
+                String::new()
+            },
+            if first { c.seed_text() } else { String::new() },
+            noted(&o.engine),
+            o.figure.clone(),
+            o.verdict.text().to_string(),
+        ]);
+    }
+    out
+}
+
+/// Which interval the figures and tables show.
+const INTERVALS: &str = "a metric whose runs are all above 0 (flag geometric) shows its geometric mean and the 95 % CI of Student's t on the logs, back-transformed, so the interval never reaches below 0; any other metric its arithmetic mean and t CI. On a linear plot a whisker that runs past 2.5 times the largest mean is cut at the top; the table has its end";
+
+/// How the verdicts are decided, under the claims table.
+const CLAIMS_NOTE: &str = "Ratios are geometric means of paired runs (same repetition), pooled over the cells the claim leaves open, with the 95 % CI of the mean log-ratio (Student's t); metrics are means with their t CI. Verdicts follow from the CI alone: reproduced (the CI lies where the seed says), reversed (the CI lies on the other side of 1), not reproduced (on the wrong side of the seed's threshold, or inside the tolerance of no effect), inconclusive (the CI holds the threshold); n/a where an engine has no such figure. In a crossover, * marks a ratio whose CI excludes the threshold.";
+
 const CSS: &str = "body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}
 th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}svg{max-width:100%;height:auto}
-.q{font-size:1.15em;background:#f6f8fa;border-left:4px solid #0072b2;padding:.5em 1em}.small{color:#666;font-size:.85em}";
+.q{font-size:1.15em;background:#f6f8fa;border-left:4px solid #0072b2;padding:.5em 1em}.small{color:#666;font-size:.85em}
+td.v{font-weight:bold}td.reproduced{color:#1a7f37}td.reversed,td.not-reproduced{color:#b42318}td.inconclusive{color:#9a6700}";
 
 /// Writes report.md, report.html and the plots; returns report.html's path.
 pub fn write_all(input: &Input) -> CliResult<PathBuf> {
@@ -399,8 +388,13 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
                 .iter()
                 .find(|r| r.engine == e.name && !r.engine_version.is_empty())
                 .map(|r| r.engine_version.clone());
+            let warning = engine_notes(input)
+                .into_iter()
+                .find(|(n, _)| *n == e.name)
+                .map(|(_, w)| format!(" — WARNING: {w} (not a release build)"))
+                .unwrap_or_default();
             format!(
-                "{}: {} ({})",
+                "{}: {} ({}){warning}",
                 e.name,
                 printed
                     .or_else(|| env.engines.get(&e.name).cloned())
@@ -507,7 +501,9 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
             ),
         ),
     ];
-    let head = ["x", "series", "n", "mean", "95 % CI", "CV", "flags"];
+    let head = [
+        "x", "series", "engine", "n", "mean", "95 % CI", "CV", "flags",
+    ];
 
     // Markdown.
     let mut md = String::new();
@@ -515,9 +511,25 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
     if !plan.question.is_empty() {
         let _ = writeln!(md, "> {}\n", plan.question);
     }
+    let claims = claim_rows(input);
+    if !claims.is_empty() {
+        let _ = writeln!(
+            md,
+            "## Claims of the seed\n\n| claim | seed | engine | measured (95 % CI) | verdict |\n|---|---|---|---|---|"
+        );
+        for r in &claims {
+            let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+            let _ = writeln!(md, "| {} |", r.join(" | "));
+        }
+        let _ = writeln!(md, "\n{CLAIMS_NOTE}\n");
+    }
     let _ = writeln!(md, "## Findings\n");
-    for f in &found {
-        let _ = writeln!(md, "- {f}");
+    for sec in &found {
+        let _ = writeln!(md, "**{}**\n", sec.title);
+        for f in &sec.items {
+            let _ = writeln!(md, "- {f}");
+        }
+        let _ = writeln!(md);
     }
     let _ = writeln!(md, "\n## Setup\n\n| | |\n|---|---|");
     for (k, v) in setup.iter().chain(machine.iter()) {
@@ -531,7 +543,7 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
         if let Some(p) = &d.panel {
             let _ = writeln!(
                 md,
-                "`{}`\n\n| {} |\n|{}",
+                "`{}`: {INTERVALS}\n\n| {} |\n|{}",
                 p.metric,
                 head.join(" | "),
                 "---|".repeat(head.len())
@@ -558,11 +570,31 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
     if !plan.question.is_empty() {
         let _ = writeln!(h, "<p class=\"q\">{}</p>", esc(&plan.question));
     }
-    let _ = writeln!(h, "<h2>Findings</h2>\n<ul>");
-    for f in &found {
-        let _ = writeln!(h, "<li>{}</li>", esc(f));
+    if !claims.is_empty() {
+        let _ = writeln!(h, "<h2>Claims of the seed</h2>\n<table>\n<tr><th>claim</th><th>seed</th><th>engine</th><th>measured (95 % CI)</th><th>verdict</th></tr>");
+        for r in &claims {
+            let class = r[4].replace(' ', "-").replace('/', "");
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"v {class}\">{}</td></tr>",
+                esc_code(&r[0]),
+                esc(&r[1]),
+                esc(&r[2]),
+                esc(&r[3]),
+                esc(&r[4])
+            );
+        }
+        let _ = writeln!(h, "</table>\n<p class=\"small\">{}</p>", esc(CLAIMS_NOTE));
     }
-    let _ = writeln!(h, "</ul>\n<h2>Setup and environment</h2>\n<table>");
+    let _ = writeln!(h, "<h2>Findings</h2>");
+    for sec in &found {
+        let _ = writeln!(h, "<h3>{}</h3>\n<ul>", esc(&sec.title));
+        for f in &sec.items {
+            let _ = writeln!(h, "<li>{}</li>", esc(f));
+        }
+        let _ = writeln!(h, "</ul>");
+    }
+    let _ = writeln!(h, "<h2>Setup and environment</h2>\n<table>");
     for (k, v) in setup.iter().chain(machine.iter()) {
         let _ = writeln!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
     }
@@ -581,13 +613,21 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
             let _ = writeln!(h, "<figure>{svg}</figure>");
         }
         if let Some(p) = &d.panel {
-            let _ = writeln!(h, "<p class=\"small\">metric <code>{}</code>; mean of the runs with the 95 % CI of Student's t</p>\n<table>\n<tr>{}</tr>", esc(&p.metric), head.iter().map(|c| format!("<th>{}</th>", esc(c))).collect::<String>());
+            let _ = writeln!(
+                h,
+                "<p class=\"small\">metric <code>{}</code>; {}</p>\n<table>\n<tr>{}</tr>",
+                esc(&p.metric),
+                esc(INTERVALS),
+                head.iter()
+                    .map(|c| format!("<th>{}</th>", esc(c)))
+                    .collect::<String>()
+            );
             for r in table_rows(p) {
                 let cells: String = r
                     .iter()
                     .enumerate()
                     .map(|(i, c)| {
-                        if (2..6).contains(&i) {
+                        if (3..7).contains(&i) {
                             format!("<td class=\"n\">{}</td>", esc(c))
                         } else {
                             format!("<td>{}</td>", esc(c))
@@ -620,6 +660,7 @@ mod tests {
     #[test]
     fn escaping_and_numbers() {
         assert_eq!(esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(esc_code("a `m<1` b"), "a <code>m&lt;1</code> b");
         assert_eq!(num(123456.7), "123457");
         assert_eq!(num(12.34), "12.3");
         assert_eq!(num(0.01234), "0.0123");

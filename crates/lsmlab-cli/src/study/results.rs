@@ -41,6 +41,9 @@ pub struct RunRecord {
     /// the run built its database itself.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub load: String,
+    /// What the engine's output warned makes its timings slow (`Assertions are enabled`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slow_build: Vec<String>,
     /// Every figure.
     pub metrics: Metrics,
 }
@@ -167,6 +170,7 @@ mod tests {
             error: String::new(),
             engine_version: String::new(),
             load: String::new(),
+            slow_build: Vec::new(),
             metrics: [("a.x".to_string(), 1.5), ("b.y".to_string(), 2.0)]
                 .into_iter()
                 .collect(),

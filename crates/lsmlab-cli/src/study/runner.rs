@@ -102,6 +102,8 @@ pub struct StepsOutcome {
     pub error: String,
     /// The engine version the output printed.
     pub engine_version: String,
+    /// What the output warned makes its timings slow.
+    pub slow_build: Vec<String>,
     /// The figures of the steps.
     pub metrics: Metrics,
     /// The samples of each step.
@@ -126,6 +128,7 @@ pub fn run_steps(
     let mut o = StepsOutcome {
         error: String::new(),
         engine_version: String::new(),
+        slow_build: Vec::new(),
         metrics: Metrics::new(),
         series: Vec::new(),
         timeseries: String::new(),
@@ -168,6 +171,11 @@ pub fn run_steps(
         let parsed = parse::parse(&(stdout.clone() + "\n" + &stderr));
         if let Some((tool, v)) = &parsed.version {
             o.engine_version = format!("{tool} {v}");
+        }
+        for w in &parsed.slow_build {
+            if !o.slow_build.contains(w) {
+                o.slow_build.push(w.clone());
+            }
         }
         let threads = flags
             .iter()
@@ -232,6 +240,7 @@ fn execute(
         error: String::new(),
         engine_version: String::new(),
         load: String::new(),
+        slow_build: Vec::new(),
         metrics: Metrics::new(),
     };
     let mut first = 0;
@@ -257,6 +266,7 @@ fn execute(
     let mut o = StepsOutcome {
         error: rec.error.clone(),
         engine_version: String::new(),
+        slow_build: Vec::new(),
         metrics: Metrics::new(),
         series: Vec::new(),
         timeseries: String::new(),
@@ -278,6 +288,7 @@ fn execute(
     if !o.engine_version.is_empty() {
         rec.engine_version = o.engine_version;
     }
+    rec.slow_build = o.slow_build;
     rec.metrics = o.metrics;
     if rec.status == "ok" {
         rec.metrics.insert(

@@ -59,6 +59,41 @@ pub struct Describe {
     pub max: f64,
     /// Indices (into the input) beyond Tukey's fences (1.5 IQR outside the quartiles).
     pub outliers: Vec<usize>,
+    /// Geometric mean, when every value is above 0 (else NaN).
+    #[serde(default = "nan")]
+    pub gmean: f64,
+    /// 95 % CI of the geometric mean: Student's t on the logs, back-transformed, so an interval
+    /// of a positive quantity never reaches below 0 (NaN with one run or a value ≤ 0).
+    #[serde(default = "nan")]
+    pub gci_lo: f64,
+    /// High end of that CI.
+    #[serde(default = "nan")]
+    pub gci_hi: f64,
+}
+
+fn nan() -> f64 {
+    f64::NAN
+}
+
+/// Geometric mean and its log-space 95 % CI of `vals`, all of which must be above 0.
+fn log_interval(vals: &[f64]) -> (f64, f64, f64) {
+    if vals.is_empty() || vals.iter().any(|v| *v <= 0.0) {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    }
+    let logs: Vec<f64> = vals.iter().map(|v| v.ln()).collect();
+    let n = logs.len() as f64;
+    let m = logs.iter().sum::<f64>() / n;
+    if logs.len() < 2 {
+        return (m.exp(), f64::NAN, f64::NAN);
+    }
+    let sd = (logs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    match t975(n - 1.0) {
+        Some(t) => {
+            let half = t * sd / n.sqrt();
+            (m.exp(), (m - half).exp(), (m + half).exp())
+        }
+        None => (m.exp(), f64::NAN, f64::NAN),
+    }
 }
 
 /// Describes `xs` (NaNs ignored); `None` when nothing is left.
@@ -94,7 +129,11 @@ pub fn describe(xs: &[f64]) -> Option<Describe> {
     } else {
         Vec::new()
     };
+    let (gmean, gci_lo, gci_hi) = log_interval(&vals);
     Some(Describe {
+        gmean,
+        gci_lo,
+        gci_hi,
         n,
         mean,
         sd,
@@ -207,6 +246,22 @@ mod tests {
         assert_eq!(d.outliers, vec![4]);
         assert_eq!(d.n, 5);
         assert_eq!(d.max, 30.0);
+    }
+
+    #[test]
+    fn positive_quantities_get_a_log_space_interval_above_zero() {
+        // A noisy throughput: the t CI of the mean reaches below 0, the log-space one cannot.
+        let d = describe(&[2000.0, 40000.0, 90000.0]).unwrap();
+        assert!(d.ci_lo < 0.0, "{}", d.ci_lo);
+        assert!(d.gci_lo > 0.0 && d.gci_lo < d.gmean && d.gmean < d.gci_hi);
+        // By hand: logs of 1, e, e² have mean 1 and sd 1; t(2) = 4.3027.
+        let e = std::f64::consts::E;
+        let d = describe(&[1.0, e, e * e]).unwrap();
+        assert!(close(d.gmean, e, 1e-12));
+        assert!(close(d.gci_lo.ln(), 1.0 - 4.3027 / 3f64.sqrt(), 1e-3));
+        assert!(close(d.gci_hi.ln(), 1.0 + 4.3027 / 3f64.sqrt(), 1e-3));
+        let d = describe(&[0.0, 1.0, 2.0]).unwrap();
+        assert!(d.gmean.is_nan() && d.gci_lo.is_nan(), "a zero has no log");
     }
 
     #[test]

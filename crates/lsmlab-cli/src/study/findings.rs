@@ -1,0 +1,421 @@
+//! The findings of a report, computed from the data and ordered by the plan's question: first
+//! the crossovers, then each compared axis (`compare`, or every axis) per engine, then the best
+//! setting of each metric, then engine against engine. Only what the 95 % CIs separate is
+//! stated as a finding; the rest is counted, or listed as "not separated" when few.
+
+use super::analysis::{CompareRow, SummaryRow, NOISY_CV};
+use super::figures::higher_is_better;
+use super::matrix::Cell;
+use super::report::num;
+
+/// A titled group of findings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// Heading.
+    pub title: String,
+    /// One line each.
+    pub items: Vec<String>,
+}
+
+/// What the findings are made from.
+pub struct Sources<'a> {
+    /// The cells.
+    pub cells: &'a [Cell],
+    /// Axis names in plan order.
+    pub axes: &'a [String],
+    /// The axes compared value against value (the plan's `compare`, else every axis).
+    pub compare_axes: Vec<String>,
+    /// Engine names in plan order.
+    pub engines: Vec<String>,
+    /// The metrics of the plan's figures and claims, in plan order.
+    pub metrics: Vec<String>,
+    /// Per cell, engine and metric.
+    pub summary: &'a [SummaryRow],
+    /// Every ratio.
+    pub compare: &'a [CompareRow],
+    /// Crossovers found on the figures, one line each.
+    pub crossovers: Vec<String>,
+    /// A note per engine to add wherever it appears (e.g. "assertions enabled").
+    pub engine_notes: Vec<(String, String)>,
+}
+
+/// Most "not separated" ratios listed by name in one section; more are only counted.
+const LIST_UNSEPARATED: usize = 12;
+
+fn separated(r: &CompareRow) -> bool {
+    r.ratio.ci_lo > 1.0 || r.ratio.ci_hi < 1.0
+}
+
+fn ratio_text(r: &CompareRow) -> String {
+    let ci = if r.ratio.ci_lo.is_finite() {
+        format!(
+            " [{}, {}] p={}",
+            num(r.ratio.ci_lo),
+            num(r.ratio.ci_hi),
+            num(r.ratio.p)
+        )
+    } else {
+        " (one pair, no CI)".to_string()
+    };
+    let flags = if r.flags.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", r.flags.join(", "))
+    };
+    format!("{}×{ci}{flags}", num(r.ratio.ratio))
+}
+
+impl Sources<'_> {
+    fn note(&self, engine: &str) -> String {
+        self.engine_notes
+            .iter()
+            .filter(|(e, _)| engine.split(" / ").any(|x| x == e))
+            .map(|(e, n)| format!(" [{e}: {n}]"))
+            .collect()
+    }
+
+    /// The other axes of a variant comparison's cell: `bloom_bits=10`.
+    fn rest_of(&self, r: &CompareRow, axis: &str) -> String {
+        self.cells
+            .iter()
+            .find(|c| c.id() == r.a)
+            .map(|c| {
+                c.values
+                    .iter()
+                    .filter(|(k, _)| k != axis)
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default()
+    }
+
+    fn metric_rank(&self, m: &str) -> usize {
+        self.metrics
+            .iter()
+            .position(|x| x == m)
+            .unwrap_or(usize::MAX)
+    }
+}
+
+/// The findings, in the order the report shows them.
+pub fn findings(s: &Sources) -> Vec<Section> {
+    let mut out = Vec::new();
+    let in_scope = |r: &&CompareRow| s.metrics.contains(&r.metric);
+    if !s.crossovers.is_empty() {
+        out.push(Section {
+            title: "Crossovers".into(),
+            items: s.crossovers.clone(),
+        });
+    }
+    let (mut tested, mut listed) = (0usize, 0usize);
+    // The plan's question: each compared axis, per engine.
+    for axis in &s.compare_axes {
+        let prefix = format!("{axis}: ");
+        for e in &s.engines {
+            let mut rows: Vec<&CompareRow> = s
+                .compare
+                .iter()
+                .filter(in_scope)
+                .filter(|r| r.kind == "variant" && &r.context == e && r.axis.starts_with(&prefix))
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            rows.sort_by_key(|r| (s.metric_rank(&r.metric), r.a.clone()));
+            tested += rows.len();
+            let mut items = Vec::new();
+            let mut quiet = Vec::new();
+            for r in &rows {
+                let rest = s.rest_of(r, axis);
+                let what = format!(
+                    "{} ({}{})",
+                    r.metric,
+                    r.axis.trim_start_matches(&prefix),
+                    if rest.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {rest}")
+                    }
+                );
+                if separated(r) {
+                    items.push(format!("{what}: {}", ratio_text(r)));
+                } else {
+                    quiet.push(format!("{what} {}", ratio_text(r)));
+                }
+            }
+            listed += items.len();
+            if items.is_empty() {
+                items.push("nothing separated by the 95 % CIs".into());
+            }
+            if !quiet.is_empty() {
+                items.push(if quiet.len() <= LIST_UNSEPARATED {
+                    format!("not separated: {}", quiet.join("; "))
+                } else {
+                    format!("{} more ratios not separated (compare.csv)", quiet.len())
+                });
+            }
+            out.push(Section {
+                title: format!("{axis} on {e}{}", s.note(e)),
+                items,
+            });
+        }
+    }
+    // Best setting of each metric, per engine, when its CI is clear of the runner-up's.
+    let mut best = Vec::new();
+    let mut unclear_best = 0;
+    if !s.axes.is_empty() {
+        for m in &s.metrics {
+            for e in &s.engines {
+                let rows: Vec<&SummaryRow> = s
+                    .summary
+                    .iter()
+                    .filter(|r| &r.metric == m && &r.engine == e)
+                    .collect();
+                if rows.len() < 2 {
+                    continue;
+                }
+                let hi = higher_is_better(m);
+                let better = |a: &&&SummaryRow, b: &&&SummaryRow| {
+                    if hi {
+                        a.stats.mean.total_cmp(&b.stats.mean)
+                    } else {
+                        b.stats.mean.total_cmp(&a.stats.mean)
+                    }
+                };
+                let Some(b) = rows.iter().max_by(better) else {
+                    continue;
+                };
+                let runner = rows.iter().filter(|r| r.cell != b.cell).max_by(better);
+                let clear = runner.is_some_and(|r| {
+                    if hi {
+                        b.stats.ci_lo > r.stats.ci_hi
+                    } else {
+                        b.stats.ci_hi < r.stats.ci_lo
+                    }
+                });
+                if !clear {
+                    unclear_best += 1;
+                    continue;
+                }
+                let label = s.cells.get(b.cell).map(|c| c.label()).unwrap_or_default();
+                best.push(format!(
+                    "{m} on {e}: {label} ({} [{}, {}]), {} than every other setting{}",
+                    num(b.stats.mean),
+                    num(b.stats.ci_lo),
+                    num(b.stats.ci_hi),
+                    if hi { "higher" } else { "lower" },
+                    s.note(e)
+                ));
+            }
+        }
+    }
+    if !best.is_empty() {
+        out.push(Section {
+            title: "Best setting, its CI clear of the runner-up".into(),
+            items: best,
+        });
+    }
+    // Engine against engine, after the question.
+    let engine_rows: Vec<&CompareRow> = s
+        .compare
+        .iter()
+        .filter(in_scope)
+        .filter(|r| r.kind == "engine")
+        .collect();
+    tested += engine_rows.len();
+    let mut by_pair: Vec<(String, Vec<String>)> = Vec::new();
+    let mut rows = engine_rows.clone();
+    rows.sort_by_key(|r| (r.a.clone(), s.metric_rank(&r.metric)));
+    for r in rows.iter().filter(|r| separated(r)) {
+        listed += 1;
+        let pair = format!("{} / {}", r.a, r.b);
+        let line = format!("{} ({}): {}", r.metric, r.context, ratio_text(r));
+        match by_pair.iter_mut().find(|(p, _)| *p == pair) {
+            Some((_, v)) => v.push(line),
+            None => by_pair.push((pair, vec![line])),
+        }
+    }
+    for (pair, items) in by_pair {
+        out.push(Section {
+            title: format!("{pair}{}", s.note(&pair)),
+            items,
+        });
+    }
+    let mut tail = Vec::new();
+    if tested > 0 {
+        tail.push(format!(
+            "{listed} of {tested} ratios have a 95 % CI that excludes 1; about {:.1} would by chance alone at p < 0.05. Every ratio is in compare.csv.",
+            tested as f64 * 0.05
+        ));
+    }
+    if unclear_best > 0 {
+        tail.push(format!(
+            "{unclear_best} metric and engine pairs have no best setting clear of the runner-up."
+        ));
+    }
+    let noisy = s
+        .summary
+        .iter()
+        .filter(|r| r.stats.cv >= NOISY_CV && s.metrics.contains(&r.metric))
+        .count();
+    let outliers: usize = s
+        .summary
+        .iter()
+        .filter(|r| s.metrics.contains(&r.metric))
+        .map(|r| r.outlier_runs.len())
+        .sum();
+    if noisy > 0 || outliers > 0 {
+        tail.push(format!(
+            "{noisy} cells of these metrics have CV ≥ {:.0} % and {outliers} runs are flagged as outliers (kept in every number).",
+            NOISY_CV * 100.0
+        ));
+    }
+    if !tail.is_empty() {
+        out.push(Section {
+            title: "Counted, not listed".into(),
+            items: tail,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::study::statistics::{describe, Ratio};
+
+    /// `kind, metric, a, b, context, axis` and the ratio with its CI.
+    fn row(t: [&str; 6], r: f64, lo: f64, hi: f64) -> CompareRow {
+        CompareRow {
+            kind: t[0].into(),
+            metric: t[1].into(),
+            a: t[2].into(),
+            b: t[3].into(),
+            context: t[4].into(),
+            axis: t[5].into(),
+            ratio: Ratio {
+                n: 3,
+                ratio: r,
+                ci_lo: lo,
+                ci_hi: hi,
+                p: 0.01,
+            },
+            flags: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_question_comes_first_per_engine_then_engines() {
+        let cells = vec![
+            Cell {
+                index: 0,
+                values: vec![("ribbon".into(), "false".into())],
+            },
+            Cell {
+                index: 1,
+                values: vec![("ribbon".into(), "true".into())],
+            },
+        ];
+        let compare = vec![
+            row(
+                [
+                    "engine",
+                    "fill.ops",
+                    "rocksdb",
+                    "lsmlab",
+                    "ribbon=false",
+                    "",
+                ],
+                0.6,
+                0.5,
+                0.7,
+            ),
+            row(
+                [
+                    "variant",
+                    "filter_mb",
+                    "c001",
+                    "c000",
+                    "lsmlab",
+                    "ribbon: true vs false",
+                ],
+                0.79,
+                0.63,
+                0.98,
+            ),
+            row(
+                [
+                    "variant",
+                    "fill.ops",
+                    "c001",
+                    "c000",
+                    "lsmlab",
+                    "ribbon: true vs false",
+                ],
+                0.98,
+                0.9,
+                1.07,
+            ),
+            row(
+                [
+                    "variant",
+                    "fill.ops",
+                    "c001",
+                    "c000",
+                    "rocksdb",
+                    "ribbon: true vs false",
+                ],
+                1.0,
+                0.95,
+                1.05,
+            ),
+        ];
+        let summary = vec![SummaryRow {
+            cell: 0,
+            engine: "lsmlab".into(),
+            metric: "fill.ops".into(),
+            stats: describe(&[1.0, 2.0, 3.0]).unwrap(),
+            outlier_runs: Vec::new(),
+        }];
+        let axes = vec!["ribbon".to_string()];
+        let s = Sources {
+            cells: &cells,
+            axes: &axes,
+            compare_axes: axes.clone(),
+            engines: vec!["lsmlab".into(), "rocksdb".into()],
+            metrics: vec!["fill.ops".into(), "filter_mb".into()],
+            summary: &summary,
+            compare: &compare,
+            crossovers: Vec::new(),
+            engine_notes: vec![("rocksdb".into(), "assertions enabled".into())],
+        };
+        let f = findings(&s);
+        let titles: Vec<&str> = f.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "ribbon on lsmlab",
+                "ribbon on rocksdb [rocksdb: assertions enabled]",
+                "rocksdb / lsmlab [rocksdb: assertions enabled]",
+                "Counted, not listed"
+            ]
+        );
+        assert!(
+            f[0].items[0].starts_with("filter_mb (true vs false): 0.790× [0.630, 0.980]"),
+            "{:?}",
+            f[0].items
+        );
+        assert!(
+            f[0].items[1].starts_with("not separated: fill.ops (true vs false) 0.980×"),
+            "{:?}",
+            f[0].items
+        );
+        assert_eq!(f[1].items[0], "nothing separated by the 95 % CIs");
+        assert!(
+            f[3].items[0].starts_with("2 of 4 ratios"),
+            "{:?}",
+            f[3].items
+        );
+    }
+}

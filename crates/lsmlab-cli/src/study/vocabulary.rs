@@ -1,0 +1,336 @@
+//! The names a plan may use, known before anything runs: the benchmarks of its steps, the
+//! metrics each step can produce (docs/studies.md, "Metrics"), and the time-series columns.
+//! A misspelt name is refused with the plan line and the nearest known name, because a figure
+//! or claim on a metric no run produces would silently show nothing.
+
+use super::plan::{Plan, StepKind};
+use crate::error::{CliError, CliResult};
+
+/// Benchmarks any of the engines knows (lsmlab's, the db_bench ones lsmlab refuses, LevelDB's).
+fn known_benchmark(name: &str) -> bool {
+    crate::bench::flags::BENCHMARKS.contains(&name)
+        || crate::bench::flags::REFUSED_BENCHMARKS.contains(&name)
+        || super::engines::LEVELDB_BENCHMARKS.contains(&name)
+}
+
+fn all_benchmarks() -> impl Iterator<Item = &'static str> {
+    crate::bench::flags::BENCHMARKS
+        .iter()
+        .chain(crate::bench::flags::REFUSED_BENCHMARKS)
+        .chain(super::engines::LEVELDB_BENCHMARKS)
+        .copied()
+}
+
+/// Latency suffixes of a benchmark or histogram.
+const LATENCY: &[&str] = &[
+    "p50_us", "p95_us", "p99_us", "p99.9_us", "max_us", "mean_us",
+];
+/// Per benchmark, from its summary line.
+const SUMMARY: &[&str] = &[
+    "ops_per_sec",
+    "micros_per_op",
+    "mb_per_sec",
+    "found_fraction",
+];
+/// Per step, from the statistics tickers.
+const TICKERS: &[&str] = &[
+    "fpr",
+    "write_amp",
+    "flush_write_mb",
+    "compact_write_mb",
+    "compact_read_mb",
+    "filter_mb",
+    "compactions",
+    "compaction_time_s",
+    "compaction_cpu_s",
+];
+/// Per step, from statistics histograms (P50 and P99 only).
+const STAT_HISTOGRAMS: &[&str] = &["sst_write", "blob_file_write", "get", "write"];
+/// Histogram operations of db_bench-format output.
+const HISTOGRAM_OPS: &[&str] = &["read", "write", "op", "seek", "delete"];
+/// YCSB operations.
+const YCSB_OPS: &[&str] = &[
+    "read",
+    "update",
+    "insert",
+    "scan",
+    "readmodifywrite",
+    "delete",
+];
+/// lsmlab's own figures (`--json`).
+const LSMLAB: &[&str] = &[
+    "write_amp",
+    "read_amp",
+    "files_checked_per_get",
+    "device_time_s",
+    "filter_fpr",
+    "filter_mb",
+    "index_mb",
+];
+/// Figures of every run.
+const RUN: &[&str] = &[
+    "process.rss_peak_mb",
+    "process.cpu_mean_pct",
+    "process.disk_read_mb",
+    "process.disk_write_mb",
+    "process.wall_s",
+    "db_size_mb",
+];
+/// Columns of timeseries.csv a timeseries figure draws.
+pub const TIMESERIES: &[&str] = &["cpu_pct", "rss_bytes", "read_bytes", "write_bytes"];
+
+/// The line (1-based) of the first occurrence of `needle` in `text` at or after the `nth`
+/// (0-based) line that starts with `header`; else the first occurrence anywhere.
+pub fn line_of(text: &str, header: &str, nth: usize, needle: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with(header))
+        .nth(nth)
+        .map(|(i, _)| i)
+        .unwrap_or(0);
+    lines
+        .iter()
+        .enumerate()
+        .skip(start)
+        .chain(lines.iter().enumerate())
+        .find(|(_, l)| l.contains(needle))
+        .map(|(i, _)| i + 1)
+}
+
+fn at_line(text: &str, header: &str, nth: usize, needle: &str, msg: String) -> CliError {
+    match line_of(text, header, nth, needle) {
+        Some(l) => CliError::new(format!("plan: line {l}: {msg}")),
+        None => CliError::new(format!("plan: {msg}")),
+    }
+}
+
+fn suggestion<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> String {
+    crate::suggest::closest(name, names)
+        .map(|c| format!("; did you mean {c:?}?"))
+        .unwrap_or_default()
+}
+
+/// Every metric name the runs of `plan` can produce, and those only its load produces.
+pub fn metrics(plan: &Plan) -> (Vec<String>, Vec<String>) {
+    let lsmlab_kind = plan.engines.iter().chain(&plan.optional_engines).any(|e| {
+        let kind = plan
+            .engine
+            .get(e)
+            .and_then(|s| s.kind.clone())
+            .unwrap_or_else(|| e.clone());
+        kind.starts_with("lsmlab")
+    });
+    let load_steps = plan.load.as_ref().map_or(0, |l| l.steps);
+    let (mut runs, mut load) = (Vec::new(), Vec::new());
+    for (i, step) in plan.steps.iter().enumerate() {
+        let out = if i < load_steps { &mut load } else { &mut runs };
+        let label = super::runner::step_label(step, i);
+        let Ok(kind) = step.kind(i) else {
+            continue;
+        };
+        let benches: Vec<String> = match kind {
+            StepKind::Bench => step
+                .bench
+                .as_deref()
+                .unwrap_or("")
+                .split(',')
+                .map(|b| b.trim().to_string())
+                .filter(|b| !b.is_empty())
+                .collect(),
+            StepKind::Settle => vec!["waitforcompaction".into()],
+            _ => Vec::new(),
+        };
+        let mut seen: Vec<String> = Vec::new();
+        for b in benches {
+            let n = seen.iter().filter(|s| **s == b).count() + 1;
+            seen.push(b.clone());
+            let b = if n == 1 { b } else { format!("{b}#{n}") };
+            for s in SUMMARY.iter().chain(LATENCY) {
+                out.push(format!("{b}.{s}"));
+            }
+            for op in HISTOGRAM_OPS {
+                for s in LATENCY {
+                    out.push(format!("{b}.{op}.{s}"));
+                }
+            }
+            if lsmlab_kind {
+                for s in LSMLAB {
+                    out.push(format!("{b}.lsmlab.{s}"));
+                }
+            }
+        }
+        match kind {
+            StepKind::YcsbLoad | StepKind::YcsbRun => {
+                out.push(format!("{label}.ops_per_sec"));
+                out.push(format!("{label}.compactions"));
+                out.push(format!("{label}.compact_write_mb"));
+                for op in YCSB_OPS {
+                    for s in LATENCY {
+                        out.push(format!("{label}.{op}.{s}"));
+                    }
+                }
+                for s in LSMLAB {
+                    out.push(format!("{label}.lsmlab.{s}"));
+                }
+            }
+            _ => {
+                for s in TICKERS {
+                    out.push(format!("{label}.{s}"));
+                }
+                for h in STAT_HISTOGRAMS {
+                    out.push(format!("{label}.{h}.p50_us"));
+                    out.push(format!("{label}.{h}.p99_us"));
+                }
+            }
+        }
+    }
+    runs.extend(RUN.iter().map(|s| s.to_string()));
+    (runs, load)
+}
+
+/// Checks the names of `plan` against `text` (its source, for line numbers): every step's
+/// benchmarks, every figure's and claim's metrics, every figure's axes.
+pub fn check(plan: &Plan, text: &str) -> CliResult<()> {
+    for (i, step) in plan.steps.iter().enumerate() {
+        for b in step
+            .bench
+            .as_deref()
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+        {
+            if !b.is_empty() && !known_benchmark(b) {
+                return Err(at_line(
+                    text,
+                    "[[steps]]",
+                    i,
+                    b,
+                    format!(
+                        "steps[{i}].bench: unknown benchmark {b:?}{}",
+                        suggestion(b, all_benchmarks())
+                    ),
+                ));
+            }
+        }
+    }
+    let (runs, load) = metrics(plan);
+    let check_metric = |m: &str, header: &str, nth: usize, what: String| -> CliResult<()> {
+        if runs.iter().any(|r| r == m) {
+            return Ok(());
+        }
+        let msg = if load.iter().any(|r| r == m) {
+            format!("{what}: {m:?} is a figure of the load steps, which are measured once in loads/KEY/load.json, not in the runs")
+        } else {
+            format!(
+                "{what}: no step produces metric {m:?}{}",
+                suggestion(m, runs.iter().map(String::as_str))
+            )
+        };
+        Err(at_line(text, header, nth, m, msg))
+    };
+    let axes = plan.axis_values();
+    for (fi, f) in plan.figure.iter().enumerate() {
+        for m in &f.metrics {
+            if f.kind == "timeseries" {
+                if !TIMESERIES.contains(&m.as_str()) {
+                    return Err(at_line(
+                        text,
+                        "[[figure]]",
+                        fi,
+                        m,
+                        format!(
+                            "figure[{fi}].metrics: {m:?} is not a time series; allowed {}{}",
+                            TIMESERIES.join(", "),
+                            suggestion(m, TIMESERIES.iter().copied())
+                        ),
+                    ));
+                }
+                continue;
+            }
+            check_metric(m, "[[figure]]", fi, format!("figure[{fi}].metrics"))?;
+        }
+        for (what, axis) in [("x", &f.x), ("series", &f.series)] {
+            let Some(a) = axis else {
+                continue;
+            };
+            if a != "engine" && !axes.contains_key(a) {
+                let names = axes.keys().map(String::as_str).chain(["engine"]);
+                return Err(at_line(
+                    text,
+                    "[[figure]]",
+                    fi,
+                    a,
+                    format!(
+                        "figure[{fi}].{what}: {a:?} is not an axis of [matrix] nor engine{}",
+                        suggestion(a, names)
+                    ),
+                ));
+            }
+        }
+    }
+    for (ci, c) in plan.claim.iter().enumerate() {
+        check_metric(&c.metric, "[[claim]]", ci, format!("claim[{ci}].metric"))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLAN: &str = "title = \"t\"\n[matrix]\nvalue_size = [1, 2]\n[[steps]]\nbench = \"fillrandom,readrandom\"\n[[steps]]\nname = \"case2\"\nbench = \"readrandom\"\n[[figure]]\ntitle = \"f\"\nmetrics = [\"readrandom.ops_per_sec\"]\n";
+
+    #[test]
+    fn metrics_follow_the_steps() {
+        let p = Plan::parse(PLAN).unwrap();
+        let (runs, load) = metrics(&p);
+        for m in [
+            "fillrandom.ops_per_sec",
+            "readrandom.p99_us",
+            "readrandom.read.p99.9_us",
+            "fillrandom+readrandom.fpr",
+            "case2.get.p99_us",
+            "fillrandom.lsmlab.write_amp",
+            "process.rss_peak_mb",
+        ] {
+            assert!(runs.iter().any(|r| r == m), "{m}");
+        }
+        assert!(load.is_empty());
+    }
+
+    #[test]
+    fn misspelt_names_are_refused_with_line_and_suggestion() {
+        for (from, to, expect) in [
+            (
+                "bench = \"fillrandom,readrandom\"",
+                "bench = \"fillrandon,readrandom\"",
+                "plan: line 5: steps[0].bench: unknown benchmark \"fillrandon\"; did you mean \"fillrandom\"?",
+            ),
+            (
+                "metrics = [\"readrandom.ops_per_sec\"]",
+                "metrics = [\"readrandom.ops_per_se\"]",
+                "plan: line 11: figure[0].metrics: no step produces metric \"readrandom.ops_per_se\"; did you mean \"readrandom.ops_per_sec\"?",
+            ),
+            (
+                "metrics = [",
+                "x = \"valuesize\"\nmetrics = [",
+                "plan: line 11: figure[0].x: \"valuesize\" is not an axis of [matrix] nor engine; did you mean \"value_size\"?",
+            ),
+        ] {
+            let text = PLAN.replace(from, to);
+            let e = Plan::parse(&text).unwrap_err();
+            assert_eq!(e.0, expect);
+        }
+    }
+
+    #[test]
+    fn load_figures_are_not_run_figures() {
+        let text = PLAN
+            .replace("[[figure]]", "[load]\nsteps = 1\n[[figure]]")
+            .replace("readrandom.ops_per_sec", "fillrandom.ops_per_sec");
+        let e = Plan::parse(&text).unwrap_err();
+        assert!(e.0.contains("load steps"), "{e}");
+    }
+}
