@@ -292,6 +292,11 @@ fn merge_refuses_missing_and_duplicate_runs_and_renumbers_the_order() {
         serde_json::from_str(&std::fs::read_to_string(tmp.path().join("m2/merge.json")).unwrap())
             .unwrap();
     assert_eq!(record["missing"].as_array().unwrap().len(), 2);
+    let report = std::fs::read_to_string(tmp.path().join("m2/report.md")).unwrap();
+    assert!(
+        report.contains("merged from 1 of 2 shards, run on 1 machine; 2 runs missing"),
+        "the report says what the merge lacks"
+    );
     // A copy of shard 0 claiming to be shard 1 of 2: every run's order is its place in the
     // merged order; the same shard twice, and a run in two directories, are refused.
     let copy = out("s1");

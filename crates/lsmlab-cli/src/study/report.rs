@@ -447,6 +447,31 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
         ("flags".into(), flags.join(" ")),
     ];
     let mut setup = setup;
+    // A merged study says how it was split, and what it lacks (`lsmlab merge`).
+    if let Some(m) = std::fs::read_to_string(input.dir.join("merge.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<super::merge::MergeRecord>(&t).ok())
+    {
+        setup.push((
+            "shards".into(),
+            format!(
+                "merged from {} of {} shards, run on {} machine{}{}",
+                m.dirs.len(),
+                m.shards,
+                m.machines,
+                if m.machines == 1 { "" } else { "s" },
+                if m.missing.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; {} runs missing (merged with --allow-missing): {}",
+                        m.missing.len(),
+                        m.missing.join(", ")
+                    )
+                }
+            ),
+        ));
+    }
     if let Some(l) = &plan.load {
         let loads: std::collections::BTreeSet<&str> = input
             .records
