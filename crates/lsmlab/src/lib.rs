@@ -31,6 +31,8 @@ pub mod pinned;
 pub mod sst;
 pub mod stats;
 pub mod table_cache;
+#[cfg(test)]
+mod test_tables;
 pub mod version;
 pub mod wal;
 

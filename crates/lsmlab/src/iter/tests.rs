@@ -20,19 +20,12 @@
 //!   is checked too: a child's value is its entry's text.
 
 use super::{InternalIterator, LevelIterator, MergingIterator};
-use crate::blob::BlobCache;
-use crate::env::{Env, IoCategory, MemFs};
+use crate::env::IoCategory;
 use crate::error::{Error, Result};
-use crate::filename::table_path;
-use crate::key::{
-    compare_internal, lookup_key, make_internal_key, parse_internal_key, ValueKind, MAX_SEQUENCE,
-};
-use crate::options::Compression;
-use crate::sst::{BlockFetch, TableBuilder, TableOptions};
-use crate::stats::Statistics;
-use crate::table_cache::TableCache;
-use crate::version::{FileMeta, FileReaper, NewFile};
-use std::path::PathBuf;
+use crate::key::{compare_internal, lookup_key, MAX_SEQUENCE};
+use crate::sst::BlockFetch;
+use crate::test_tables::{entry_text, parse_entry, TestTables};
+use crate::version::FileMeta;
 use std::sync::Arc;
 
 /// A sorted list of entries behind the iterator interface, failing on a given move.
@@ -118,34 +111,11 @@ impl InternalIterator for VecIter {
     }
 }
 
-fn parse_entry(text: &str) -> (Vec<u8>, Vec<u8>) {
-    let (body, kind) = match text.strip_suffix(":del") {
-        Some(b) => (b, ValueKind::Deletion),
-        None => (text, ValueKind::Value),
-    };
-    let (key, seq) = body.split_once('@').expect("entry is key@seq");
-    let seq: u64 = seq.parse().expect("seq is a number");
-    (
-        make_internal_key(key.as_bytes(), seq, kind),
-        text.as_bytes().to_vec(),
-    )
-}
-
 fn position(it: &dyn InternalIterator) -> String {
     if !it.valid() {
         return if it.status().is_err() { "err" } else { "." }.to_string();
     }
-    let k = parse_internal_key(it.key()).expect("a valid internal key");
-    let text = format!(
-        "{}@{}{}",
-        String::from_utf8_lossy(k.user_key),
-        k.seq,
-        if k.kind == ValueKind::Deletion {
-            ":del"
-        } else {
-            ""
-        }
-    );
+    let text = entry_text(it.key());
     assert_eq!(
         it.value(),
         text.as_bytes(),
@@ -258,88 +228,33 @@ impl Inputs for Children {
 
 /// The tables of one level, written to an in-memory file system.
 struct Level {
-    env: Env,
-    dir: PathBuf,
-    tables: Arc<TableCache>,
-    reaper: Arc<FileReaper>,
+    made: TestTables,
     files: Vec<Arc<FileMeta>>,
 }
 
 impl Level {
     fn new() -> Level {
-        let env = Env::new(Arc::new(MemFs::new()));
-        let dir = PathBuf::from("/level");
-        let stats = Arc::new(Statistics::new());
-        let tables = Arc::new(TableCache::new(
-            env.clone(),
-            dir.clone(),
-            None,
-            stats.clone(),
-        ));
-        let blobs = Arc::new(BlobCache::new(env.clone(), dir.clone(), stats));
-        let reaper = FileReaper::new(env.clone(), dir.clone(), tables.clone(), blobs);
         Level {
-            env,
-            dir,
-            tables,
-            reaper,
+            made: TestTables::new(),
             files: Vec::new(),
         }
-    }
-
-    fn add(&mut self, number: u64, smallest: Vec<u8>, largest: Vec<u8>, size: u64) {
-        let record = NewFile {
-            number,
-            size,
-            smallest,
-            largest,
-            smallest_seq: 0,
-            largest_seq: MAX_SEQUENCE,
-            num_entries: 0,
-            num_deletions: 0,
-            oldest_blob_file: 0,
-        };
-        self.files
-            .push(Arc::new(FileMeta::new(record, self.reaper.clone())));
     }
 }
 
 impl Inputs for Level {
     fn command(&mut self, word: &str, rest: &[&str]) -> bool {
-        let number = self.files.len() as u64 + 10;
-        match word {
-            "table" => {
-                let mut entries: Entries = rest.iter().map(|e| parse_entry(e)).collect();
-                entries.sort_by(|a, b| compare_internal(&a.0, &b.0));
-                let path = table_path(&self.dir, number);
-                let file = self.env.create(&path, IoCategory::Flush).expect("create");
-                let opts = TableOptions {
-                    // Two small entries a block: walks cross block boundaries inside a table.
-                    block_size: 40,
-                    block_restart_interval: 16,
-                    compression: Compression::None,
-                    filter: None,
-                };
-                let mut b = TableBuilder::new(file, path, opts);
-                for (k, v) in &entries {
-                    b.add(k, v).expect("add");
-                }
-                let t = b.finish().expect("finish");
-                self.add(number, t.smallest, t.largest, t.file_size);
-            }
-            "missing" => {
-                let lo = make_internal_key(rest[0].as_bytes(), MAX_SEQUENCE, ValueKind::Value);
-                let hi = make_internal_key(rest[1].as_bytes(), 0, ValueKind::Value);
-                self.add(number, lo, hi, 1000);
-            }
+        let record = match word {
+            "table" => self.made.build(rest),
+            "missing" => self.made.missing(rest[0], rest[1]),
             _ => return false,
-        }
+        };
+        self.files.push(self.made.meta(record));
         true
     }
     fn build(&self) -> Box<dyn InternalIterator> {
         Box::new(LevelIterator::new(
             self.files.clone(),
-            self.tables.clone(),
+            self.made.tables.clone(),
             IoCategory::UserRead,
             BlockFetch::Cached,
         ))

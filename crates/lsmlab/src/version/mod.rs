@@ -5,6 +5,8 @@
 //! [`FileMeta`]'s `Drop`), so a reader never loses a file under its feet.
 
 mod edit;
+#[cfg(test)]
+mod get_tests;
 mod set;
 
 pub use edit::{BlobGarbage, NewBlobFile, NewFile, VersionEdit};

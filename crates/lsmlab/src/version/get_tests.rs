@@ -1,0 +1,124 @@
+//! Data-driven tests of a version alone, in the style of LevelDB's `version_set_test.cc` and
+//! Pebble's testdata: `version/testdata/get.txt` describes the tables of each level (real tables
+//! in an in-memory file system, installed by one [`VersionEdit`]) and the answer of each get;
+//! `version/testdata/inputs.txt` the tables a compaction of a key range takes.
+//!
+//! The language, one command a line (`#` starts a comment):
+//! - `case <title>` starts a case with no tables;
+//! - `L<n> <entry>…` adds a table of those entries (`key@seq`, `key@seq:del`) to level n;
+//!   `L<n> missing <lo> <hi>` a table of user keys lo..hi whose file does not exist;
+//! - `get <key>` (the newest version) or `get <key>@<seq>` (the newest at or below seq) expects
+//!   `=> <entry> L<n> probed <count>` (the version found, where, and how many tables the get
+//!   read), `=> absent probed <count>`, or `=> error`; the value found is checked to be the
+//!   entry's own;
+//! - `inputs L<n> <lo> <hi>` expects `=> <table numbers>` (tables are numbered from 10 in the
+//!   order they are added), the tables `compaction_inputs` takes for that range, sorted.
+
+use super::{Version, VersionEdit};
+use crate::key::{lookup_key, MAX_SEQUENCE};
+use crate::memtable::Lookup;
+use crate::stats::{Statistics, Ticker};
+use crate::test_tables::{entry_text, TestTables};
+
+struct Case {
+    made: TestTables,
+    edit: VersionEdit,
+}
+
+impl Case {
+    fn new() -> Case {
+        Case {
+            made: TestTables::new(),
+            edit: VersionEdit::default(),
+        }
+    }
+
+    fn version(&self) -> Version {
+        Version::empty(4).apply(&self.edit, &self.made.reaper)
+    }
+
+    fn get(&self, target: &str) -> String {
+        let lookup = match target.split_once('@') {
+            Some((k, s)) => lookup_key(k.as_bytes(), s.parse().expect("seq")),
+            None => lookup_key(target.as_bytes(), MAX_SEQUENCE),
+        };
+        let stats = Statistics::new();
+        let got = self.version().get(&self.made.tables, &stats, &lookup);
+        let probed = stats.ticker(Ticker::FilesProbed);
+        match got {
+            Err(_) => "error".to_string(),
+            Ok((Lookup::Absent, _)) => format!("absent probed {probed}"),
+            Ok((Lookup::Deleted, at)) => {
+                let at = at.expect("a deletion found on disk has a place");
+                // The deletion's own sequence is not returned; the table and level say where.
+                format!("deleted L{} probed {probed}", at.level)
+            }
+            Ok((Lookup::Found(_, value), at)) => {
+                let at = at.expect("a value found on disk has a place");
+                let text = String::from_utf8_lossy(&value).into_owned();
+                assert!(
+                    entry_text(&crate::test_tables::parse_entry(&text).0) == text,
+                    "the value {text:?} is not an entry's"
+                );
+                format!("{text} L{} probed {probed}", at.level)
+            }
+        }
+    }
+}
+
+fn run(text: &str) -> usize {
+    let mut case = Case::new();
+    let mut title = String::new();
+    let mut checked = 0;
+    let mut lines = text.lines().enumerate();
+    while let Some((n, line)) = lines.next() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(&first) = words.first() else {
+            continue;
+        };
+        let mut expect = |got: String, what: &str| {
+            let (_, want) = lines.next().expect("=> after a query");
+            let want = want.trim().strip_prefix("=>").expect("=> line").trim();
+            assert_eq!(got, want, "case {title:?}, line {}: {what}", n + 1);
+            checked += 1;
+        };
+        if first == "case" {
+            title = line["case".len()..].trim().to_string();
+            case = Case::new();
+        } else if let Some(level) = first.strip_prefix('L') {
+            let level: usize = level.parse().expect("L<n>");
+            let record = if words.get(1) == Some(&"missing") {
+                case.made.missing(words[2], words[3])
+            } else {
+                case.made.build(&words[1..])
+            };
+            case.edit.added.push((level, record));
+        } else if first == "get" {
+            expect(case.get(words[1]), line);
+        } else if first == "inputs" {
+            let level: usize = words[1][1..].parse().expect("L<n>");
+            let mut numbers: Vec<String> = case
+                .version()
+                .compaction_inputs(level, Some(words[2].as_bytes()), Some(words[3].as_bytes()))
+                .iter()
+                .map(|f| f.number.to_string())
+                .collect();
+            numbers.sort();
+            expect(numbers.join(" "), line);
+        } else {
+            panic!("line {}: unknown command {first:?}", n + 1);
+        }
+    }
+    checked
+}
+
+#[test]
+fn get_testdata() {
+    assert!(run(include_str!("testdata/get.txt")) >= 15);
+}
+
+#[test]
+fn compaction_inputs_testdata() {
+    assert!(run(include_str!("testdata/inputs.txt")) >= 5);
+}
