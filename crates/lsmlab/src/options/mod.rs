@@ -90,42 +90,59 @@ impl WalRecoveryMode {
 /// Options of a database, fixed at open.
 #[derive(Clone)]
 pub struct Options {
-    /// Create the database if the directory holds none. Default: true.
+    /// Create the database if the directory holds none. Turn it off where a missing database
+    /// is an error (a path typed wrong would otherwise start an empty one). Default: true.
     pub create_if_missing: bool,
-    /// Refuse to open an existing database. Default: false.
+    /// Refuse to open an existing database: for a tool that must start from nothing (a
+    /// benchmark's fresh load). Default: false.
     pub error_if_exists: bool,
     /// Treat damage found at recovery as fatal instead of recovering what is intact (see
     /// [`WalRecoveryMode`]): turn off only to salvage a damaged database. A torn WAL tail
     /// (the trace of a crash) is tolerated either way. Default: true.
     pub paranoid_checks: bool,
-    /// What recovery does with a damaged or torn WAL. Default: point-in-time (RocksDB's).
+    /// What recovery does with a damaged or torn WAL. Change it to `AbsoluteConsistency` when
+    /// every write is synced and any loss must stop the open, or to `SkipAnyCorruptedRecords`
+    /// to salvage a damaged database. Default: point-in-time (RocksDB's).
     pub wal_recovery_mode: WalRecoveryMode,
     /// Bytes of writes a memtable gathers before it is frozen and flushed to a level-0 table.
     /// Larger: fewer, larger L0 files and less write amplification, more memory and a longer
     /// recovery. Default: 64 MiB (RocksDB).
     pub write_buffer_size: usize,
     /// Memtables (the active one plus those waiting for flush) before writes stop to wait for a
-    /// flush. Default: 2.
+    /// flush. Raise it (3–4) when write bursts stall on a slow flush and memory allows one more
+    /// write buffer each. Default: 2.
     pub max_write_buffer_number: usize,
-    /// Level-0 files that trigger a compaction into level 1. Default: 4.
+    /// Level-0 files that trigger a compaction into level 1. Lower: fewer tables for a get to
+    /// check in level 0 (reads), more often rewriting level 1 (writes); higher the reverse.
+    /// Default: 4.
     pub level0_file_num_compaction_trigger: usize,
-    /// Level-0 files at which each write is delayed to let compaction catch up. Default: 20.
+    /// Level-0 files at which each write is delayed to let compaction catch up. Keep it well
+    /// above the compaction trigger; raise it with the trigger, or for write bursts that
+    /// compaction absorbs later. Default: 20.
     pub level0_slowdown_writes_trigger: usize,
     /// Write rate, in bytes per second, allowed while level 0 holds at least
     /// `level0_slowdown_writes_trigger` files: writers are delayed so that compaction can catch
-    /// up without a full stop. Default: 16 MiB/s (RocksDB's `delayed_write_rate`).
+    /// up without a full stop. Set it near the device's sustained write rate divided by the
+    /// write amplification, so that delayed writers neither stall nor outrun compaction.
+    /// Default: 16 MiB/s (RocksDB's `delayed_write_rate`).
     pub delayed_write_rate: u64,
     /// Estimated bytes compaction still has to rewrite at which writes slow down to
-    /// `delayed_write_rate`. Default: 64 GiB (RocksDB).
+    /// `delayed_write_rate`. Lower it on a small device, where 64 GiB of debt would fill it.
+    /// Default: 64 GiB (RocksDB).
     pub soft_pending_compaction_bytes_limit: u64,
-    /// Estimated bytes compaction still has to rewrite at which writes stop. Default: 256 GiB.
+    /// Estimated bytes compaction still has to rewrite at which writes stop. Lower it with the
+    /// soft limit, above it. Default: 256 GiB.
     pub hard_pending_compaction_bytes_limit: u64,
-    /// Level-0 files at which writes stop until compaction brings the count down. Default: 36.
+    /// Level-0 files at which writes stop until compaction brings the count down. Raise it
+    /// with the slowdown trigger; lower it to bound the tables a get may check. Default: 36.
     pub level0_stop_writes_trigger: usize,
-    /// Target size of level 1 in bytes; level n+1 targets `multiplier` times level n.
-    /// Default: 256 MiB.
+    /// Target size of level 1 in bytes; level n+1 targets `multiplier` times level n. Keep it
+    /// near level 0's size at its trigger (`write_buffer_size` × trigger), so that a level-0
+    /// compaction does not rewrite a level 1 much larger than its input; scale it with the
+    /// write buffer when a study shrinks the tree. Default: 256 MiB.
     pub max_bytes_for_level_base: u64,
-    /// Growth factor between level targets. Default: 10.
+    /// Growth factor between level targets. Larger: fewer levels and fewer tables per get, more
+    /// rewriting per byte (write amplification grows about linearly with it). Default: 10.
     pub max_bytes_for_level_multiplier: f64,
     /// Size the levels from the last one up instead of from level 1 down
     /// (`compaction/dynamic_levels.rs`): the last level holds most of the data at any database
@@ -135,7 +152,9 @@ pub struct Options {
     pub level_compaction_dynamic_level_bytes: bool,
     /// Size at which compaction output is cut into a new table. Default: 64 MiB.
     pub target_file_size_base: u64,
-    /// Number of levels, including level 0. Default: 7.
+    /// Number of levels, including level 0. Raise it only for databases larger than the
+    /// levels can hold at the multiplier (the last level grows past its target otherwise).
+    /// Default: 7.
     pub num_levels: usize,
     /// Threads for flushes and compactions together: one flushes, the others compact (at least
     /// one). More threads help when compactions of different levels could run at once and the
@@ -145,7 +164,8 @@ pub struct Options {
     /// cost a larger index. Default: 4096.
     pub block_size: usize,
     /// Keys between restart points in a data block (prefix compression restarts there).
-    /// Default: 16.
+    /// Lower: faster seeks inside a block, less prefix compression; raise it for long shared
+    /// key prefixes. Default: 16.
     pub block_restart_interval: usize,
     /// Tables and blob files ask the operating system to start writing back every this many
     /// bytes written (Linux `sync_file_range`), instead of leaving all of it to the fsync that
@@ -162,16 +182,22 @@ pub struct Options {
     /// without maps reads as usual. LevelDB reads this way by default. Default: false
     /// (RocksDB's `allow_mmap_reads`).
     pub allow_mmap_reads: bool,
-    /// Compression of table blocks. Default: none.
+    /// Compression of table blocks. Choose LZ4 when values compress and the CPU has room
+    /// (less I/O and space), zstd when space matters more than CPU. Default: none.
     pub compression: Compression,
     /// Compression of each level's tables, overriding `compression`: level `l` (a flush writes
     /// level 0) uses entry `min(l, len − 1)`. Empty means `compression` everywhere. Use it to
     /// leave the levels that are rewritten soonest uncompressed (db_bench's
     /// `--min_level_to_compress`). Default: empty (RocksDB).
     pub compression_per_level: Vec<Compression>,
-    /// Capacity of the block cache in bytes; 0 disables it. Default: 8 MiB (RocksDB 7.8).
+    /// Capacity of the block cache in bytes; 0 disables it. Raise it to what the working set
+    /// of data blocks needs when reads repeat (the operating system's page cache serves the
+    /// rest, at the price of a copy and a checksum per read); 0 for a study whose model has no
+    /// cache. Default: 8 MiB (RocksDB 7.8).
     pub block_cache_size: usize,
-    /// The filter built for every table. Default: none (bits per key 0), as RocksDB.
+    /// The filter built for every table. Set 10 bits per key (Bloom, or Ribbon for about 30 %
+    /// less filter memory at more build CPU) whenever gets look for keys that tables lack;
+    /// leave it off for scans only. Default: none (bits per key 0), as RocksDB.
     pub filter: FilterOptions,
     /// Record latency histograms (`rocksdb.db.get.micros`, …). Tickers are always counted.
     /// Default: false, since timing every operation costs two clock reads.
@@ -184,18 +210,23 @@ pub struct Options {
     /// of one more read per get. Default: false (RocksDB).
     pub enable_blob_files: bool,
     /// Bytes from which a value is separated into a blob file (with `enable_blob_files`).
-    /// Default: 0 (every value, RocksDB).
+    /// Raise it to keep small values inline (a separated value costs one more read per get):
+    /// near the size from which separation pays (seed 002 measures it). Default: 0 (every
+    /// value, RocksDB).
     pub min_blob_size: u64,
-    /// Bytes at which a blob file is finished and the next one started. Default: 256 MiB.
+    /// Bytes at which a blob file is finished and the next one started. Smaller files free
+    /// space sooner under garbage collection, at more files open. Default: 256 MiB.
     pub blob_file_size: u64,
-    /// Compression of each value in a blob file. Default: none (RocksDB).
+    /// Compression of each value in a blob file: as `compression`, for values. Default: none
+    /// (RocksDB).
     pub blob_compression_type: Compression,
     /// Let compactions rewrite the live values of the oldest blob files into new ones, so that
     /// those files become all garbage and are deleted. Without it, space of overwritten values
     /// comes back only when every value of a blob file is dead. Default: false (RocksDB).
     pub enable_blob_garbage_collection: bool,
     /// Fraction of blob files, oldest first, whose live values compactions relocate when
-    /// garbage collection is on. Default: 0.25 (RocksDB).
+    /// garbage collection is on. Higher: space back sooner, more values rewritten.
+    /// Default: 0.25 (RocksDB).
     pub blob_garbage_collection_age_cutoff: f64,
     /// With garbage collection on, when the oldest `blob_garbage_collection_age_cutoff`
     /// fraction of blob files is at least this fraction garbage, the table referencing the oldest
@@ -210,11 +241,15 @@ pub struct Options {
     pub wal_dir: Option<PathBuf>,
     /// The policy that shapes the tree: leveled, or the FSLSM-Tree (float-up and stretch).
     /// [`Options::apply_layout_preset`] sets it with key-value separation as seed 003's
-    /// `leveldb`, `wisckey` and `fslsm` engines. Default: leveled.
+    /// `leveldb`, `wisckey` and `fslsm` engines. Change it to study the FSLSM-Tree's adaptive
+    /// shape (docs/fslsm.md). Default: leveled.
     pub layout: Layout,
-    /// Parameters of the FSLSM-Tree (used with [`Layout::Fslsm`]). Default: the paper's.
+    /// Parameters of the FSLSM-Tree (used with [`Layout::Fslsm`]); each says when to change
+    /// it. Default: the paper's.
     pub fslsm: FslsmOptions,
-    /// The file system. Default: the operating system's.
+    /// The file system. Change it for tests (in memory, fault injection) or to count and
+    /// shape I/O with a wrapper ([`crate::env::FileSystemWrapper`]). Default: the operating
+    /// system's.
     pub fs: Arc<dyn FileSystem>,
 }
 
