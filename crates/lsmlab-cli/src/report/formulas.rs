@@ -39,6 +39,13 @@ pub fn filter_fpr(useful: u64, positive: u64, true_positive: u64) -> Option<f64>
     ratio(false_positive, useful + false_positive)
 }
 
+/// Filter memory per key: bits of the live tables' filters / keys they were built from. A
+/// per-key figure, so that it compares filters of databases that hold different numbers of
+/// keys in tables when they are measured (what the memtables hold has no filter yet).
+pub fn filter_bits_per_key(filter_bytes: u64, filter_keys: u64) -> Option<f64> {
+    ratio(filter_bytes * 8, filter_keys)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -53,5 +60,7 @@ mod tests {
         // 10 absent keys said "maybe" of 100 probes of absent keys.
         assert_eq!(filter_fpr(90, 30, 20), Some(0.1));
         assert_eq!(filter_fpr(0, 5, 5), None, "only present keys probed");
+        assert_eq!(filter_bits_per_key(1250, 1000), Some(10.0));
+        assert_eq!(filter_bits_per_key(0, 0), None, "no table yet");
     }
 }

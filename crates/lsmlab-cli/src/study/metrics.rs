@@ -106,6 +106,10 @@ fn from_statistics(m: &mut Metrics, step: &str, out: &Output) {
     );
     if let Some(v) = out.tickers.get("lsmlab.filter.bytes") {
         m.insert(format!("{step}.filter_mb"), *v as f64 / mb);
+        let keys = out.tickers.get("lsmlab.filter.keys").copied().unwrap_or(0);
+        if let Some(bpk) = crate::report::formulas::filter_bits_per_key(*v, keys) {
+            m.insert(format!("{step}.filter_bits_per_key"), bpk);
+        }
     }
     let hist = |name: &str| out.stat_histograms.get(name);
     if let Some(h) = hist("rocksdb.compaction.times.micros") {
@@ -160,6 +164,12 @@ pub fn from_lsmlab_json(m: &mut Metrics, step_label: &str, doc: &serde_json::Val
         for (f, out) in [("filter_bytes", "filter_mb"), ("index_bytes", "index_mb")] {
             if let Some(v) = block.get(f).and_then(|v| v.as_f64()) {
                 m.insert(format!("{prefix}.lsmlab.{out}"), v / (1024.0 * 1024.0));
+            }
+        }
+        let whole = |f: &str| block.get(f).and_then(|v| v.as_u64());
+        if let (Some(bytes), Some(keys)) = (whole("filter_bytes"), whole("filter_keys")) {
+            if let Some(bpk) = crate::report::formulas::filter_bits_per_key(bytes, keys) {
+                m.insert(format!("{prefix}.lsmlab.filter_bits_per_key"), bpk);
             }
         }
     };
@@ -278,6 +288,25 @@ mod tests {
         // 10 false positives among 100 probes of absent keys.
         assert!((m["fill.fpr"] - 0.1).abs() < 1e-12);
         assert_eq!(m["fill.write_amp"], 3.0);
+        assert!(
+            !m.contains_key("fill.filter_bits_per_key"),
+            "no filter tickers: no figure"
+        );
+    }
+
+    #[test]
+    fn filter_bits_per_key_from_the_filter_tickers() {
+        let out = parse("lsmlab.filter.bytes COUNT : 1250\nlsmlab.filter.keys COUNT : 1000\n");
+        let mut m = Metrics::new();
+        from_bench_output(&mut m, "fill", &out, 1.0);
+        assert_eq!(m["fill.filter_bits_per_key"], 10.0);
+        let out = parse("lsmlab.filter.bytes COUNT : 0\nlsmlab.filter.keys COUNT : 0\n");
+        let mut m = Metrics::new();
+        from_bench_output(&mut m, "fill", &out, 1.0);
+        assert!(
+            !m.contains_key("fill.filter_bits_per_key"),
+            "no table yet: n/a, not 0"
+        );
     }
 
     #[test]

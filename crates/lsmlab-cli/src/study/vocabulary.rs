@@ -40,6 +40,7 @@ const TICKERS: &[&str] = &[
     "compact_write_mb",
     "compact_read_mb",
     "filter_mb",
+    "filter_bits_per_key",
     "compactions",
     "compaction_time_s",
     "compaction_cpu_s",
@@ -65,6 +66,7 @@ const LSMLAB: &[&str] = &[
     "device_time_s",
     "filter_fpr",
     "filter_mb",
+    "filter_bits_per_key",
     "index_mb",
 ];
 /// Figures of every run.
