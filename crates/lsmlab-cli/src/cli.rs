@@ -1,8 +1,9 @@
 //! The top-level command line on clap: one subcommand per tool.
 //!
-//! `bench`, `ycsb` and `stress` keep their own syntax (db_bench's and YCSB's flags, which clap
-//! cannot express: `--flag=value` with hundreds of names, `-P FILE`, `-threads N`), so clap hands
-//! them every argument untouched, `--help` included. The study commands are clap's own.
+//! `bench` and `ycsb` keep their own syntax (db_bench's and YCSB's flags, which clap cannot
+//! express: `--flag=value` with hundreds of names, `-P FILE`, `-threads N`), so clap hands them
+//! every argument untouched, `--help` included. `stress`, `check` and `dump` parse theirs with
+//! clap too, in their own modules. The study commands are clap's own.
 
 use crate::error::{CliError, CliResult};
 use clap::{Args, Parser, Subcommand};
@@ -142,6 +143,21 @@ pub fn parse(args: &[String]) -> CliResult<Option<Cli>> {
                 _ => Err(CliError::new(one_line(&e.render().to_string()))),
             }
         }
+    }
+}
+
+/// A clap error in one line: its first line without the `error: ` prefix, and clap's tip (a
+/// similar flag's name) after a semicolon when it gives one.
+pub fn clap_error_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let first = one_line(&text);
+    match text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("tip: a similar"))
+    {
+        Some(tip) => format!("{first}; {tip}"),
+        None => first,
     }
 }
 

@@ -141,7 +141,15 @@ fn bad_input_is_one_line() {
         ),
         (
             vec!["dump", "x.sst", "--limit=many"],
-            "--limit=many: allowed",
+            "'many' for '--limit <LIMIT>': allowed: a whole number",
+        ),
+        (
+            vec!["check", "x", "--paranoid_checks=2"],
+            "'2' for '--paranoid_checks <PARANOID_CHECKS>': allowed: 0, 1",
+        ),
+        (
+            vec!["check", "x", "--walrecovery_mode=1"],
+            "tip: a similar argument exists: '--wal_recovery_mode'",
         ),
         (vec!["dump", "/nonexistent/000001.sst"], "lsmlab: dump:"),
     ] {

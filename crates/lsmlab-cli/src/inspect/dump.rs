@@ -45,27 +45,39 @@ fn internal(k: &[u8]) -> String {
     }
 }
 
+/// The arguments of `lsmlab dump`.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "lsmlab dump",
+    disable_help_flag = true,
+    disable_version_flag = true,
+    args_override_self = true
+)]
+struct DumpArgs {
+    /// The file to print.
+    file: Option<String>,
+    /// At most this many entries.
+    #[arg(long, default_value_t = u64::MAX, value_parser = entries)]
+    limit: u64,
+}
+
+fn entries(v: &str) -> Result<u64, String> {
+    v.parse()
+        .map_err(|_| "allowed: a whole number of entries".to_string())
+}
+
 /// Runs `lsmlab dump` with `args` (after `dump`).
 pub fn main(args: &[String]) -> CliResult<()> {
-    let mut file = None;
-    let mut limit = u64::MAX;
-    for a in args {
-        if a == "--help" || a == "-h" {
-            println!("{USAGE}");
-            return Ok(());
-        } else if let Some(v) = a.strip_prefix("--limit=") {
-            limit = v.parse().map_err(|_| {
-                CliError::new(format!("--limit={v}: allowed: a whole number of entries"))
-            })?;
-        } else if a.starts_with('-') {
-            return Err(CliError::new(format!(
-                "dump: unknown flag {a}; allowed: --limit=N"
-            )));
-        } else if file.replace(a).is_some() {
-            return Err(CliError::new("dump: give one file: lsmlab dump FILE"));
-        }
+    use clap::Parser;
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return Ok(());
     }
-    let Some(file) = file else {
+    let argv = std::iter::once("lsmlab dump".to_string()).chain(args.iter().cloned());
+    let a = DumpArgs::try_parse_from(argv)
+        .map_err(|e| CliError::new(format!("dump: {}", crate::cli::clap_error_line(&e))))?;
+    let limit = a.limit;
+    let Some(file) = a.file.as_deref() else {
         return Err(CliError::new("dump: give one file: lsmlab dump FILE"));
     };
     let path = Path::new(file);

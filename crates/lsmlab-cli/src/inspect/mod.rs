@@ -40,50 +40,63 @@ within and across tables, level invariants, blob indexes and garbage accounting.
 the options open would be given (defaults: the engine's). Never writes. Exits 1 and names each
 problem with its file and offset.";
 
+/// The arguments of `lsmlab check`: the database and the options open would be given.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "lsmlab check",
+    disable_help_flag = true,
+    disable_version_flag = true,
+    args_override_self = true
+)]
+struct CheckArgs {
+    /// The database directory.
+    db: Option<String>,
+    #[arg(long = "wal_dir")]
+    wal_dir: Option<std::path::PathBuf>,
+    #[arg(long = "num_levels", value_parser = clap::value_parser!(u64).range(1..=1000))]
+    num_levels: Option<u64>,
+    #[arg(long = "wal_recovery_mode", value_parser = clap::value_parser!(u64).range(0..=3))]
+    wal_recovery_mode: Option<u64>,
+    #[arg(long = "paranoid_checks", value_parser = zero_or_one)]
+    paranoid_checks: Option<bool>,
+}
+
+fn zero_or_one(v: &str) -> Result<bool, String> {
+    match v {
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err("allowed: 0, 1, false, true".into()),
+    }
+}
+
 /// Runs `lsmlab check` with `args` (after `check`).
 pub fn check_main(args: &[String]) -> CliResult<()> {
-    let mut db = None;
+    use clap::Parser;
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{CHECK_USAGE}");
+        return Ok(());
+    }
+    let argv = std::iter::once("lsmlab check".to_string()).chain(args.iter().cloned());
+    let a = CheckArgs::try_parse_from(argv)
+        .map_err(|e| CliError::new(format!("check: {}", crate::cli::clap_error_line(&e))))?;
     let mut opts = lsmlab::Options {
         fs: Arc::new(PosixFs),
         ..lsmlab::Options::default()
     };
-    let whole = |flag: &str, v: &str| -> CliResult<u64> {
-        v.parse()
-            .map_err(|_| CliError::new(format!("{flag}={v}: allowed: a whole number")))
-    };
-    for a in args {
-        if a == "--help" || a == "-h" {
-            println!("{CHECK_USAGE}");
-            return Ok(());
-        } else if let Some(v) = a.strip_prefix("--wal_dir=") {
-            opts.wal_dir = Some(v.into());
-        } else if let Some(v) = a.strip_prefix("--num_levels=") {
-            opts.num_levels = whole("--num_levels", v)? as usize;
-        } else if let Some(v) = a.strip_prefix("--wal_recovery_mode=") {
-            opts.wal_recovery_mode =
-                lsmlab::WalRecoveryMode::from_number(whole("--wal_recovery_mode", v)?)
-                    .map_err(|e| CliError::new(format!("--wal_recovery_mode={v}: {e}")))?;
-        } else if let Some(v) = a.strip_prefix("--paranoid_checks=") {
-            opts.paranoid_checks = match v {
-                "1" | "true" => true,
-                "0" | "false" => false,
-                _ => {
-                    return Err(CliError::new(format!(
-                        "--paranoid_checks={v}: allowed: 0, 1, false, true"
-                    )))
-                }
-            };
-        } else if a.starts_with('-') {
-            return Err(CliError::new(format!(
-                "check: unknown flag {a}; allowed: --wal_dir, --num_levels, --wal_recovery_mode, --paranoid_checks"
-            )));
-        } else if db.replace(a).is_some() {
-            return Err(CliError::new(
-                "check: give one database directory: lsmlab check DB",
-            ));
-        }
+    if let Some(d) = a.wal_dir {
+        opts.wal_dir = Some(d);
     }
-    let Some(db) = db else {
+    if let Some(n) = a.num_levels {
+        opts.num_levels = n as usize;
+    }
+    if let Some(m) = a.wal_recovery_mode {
+        opts.wal_recovery_mode = lsmlab::WalRecoveryMode::from_number(m)
+            .map_err(|e| CliError::new(format!("--wal_recovery_mode={m}: {e}")))?;
+    }
+    if let Some(p) = a.paranoid_checks {
+        opts.paranoid_checks = p;
+    }
+    let Some(db) = a.db.as_deref() else {
         return Err(CliError::new(
             "check: give one database directory: lsmlab check DB",
         ));

@@ -2,7 +2,6 @@
 
 use super::killfs::KillPoint;
 use crate::error::{CliError, CliResult};
-use crate::suggest::closest;
 use std::path::PathBuf;
 
 /// Usage of `lsmlab stress`.
@@ -76,116 +75,109 @@ pub const FLAGS: &[&str] = &[
     "child",
 ];
 
-fn number<T: std::str::FromStr>(flag: &str, v: &str, min: u64, max: u64) -> CliResult<T> {
-    match v.parse::<u64>() {
-        Ok(n) if (min..=max).contains(&n) => v
-            .parse()
-            .map_err(|_| CliError::new(format!("--{flag}={v}: not a number"))),
-        _ => Err(CliError::new(format!(
-            "--{flag}={v}: allowed: a whole number from {min} to {max}"
-        ))),
+/// The flags as clap reads them (`--name=value` or `--name value`); [`StressArgs::parse`] turns
+/// them into [`StressArgs`] with the defaults filled in.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "lsmlab stress",
+    disable_help_flag = true,
+    disable_version_flag = true,
+    // A flag given twice takes its last value, as db_bench's flags do.
+    args_override_self = true
+)]
+struct Flags {
+    #[arg(long, value_parser = non_empty_path)]
+    db: Option<PathBuf>,
+    #[arg(long, value_parser = non_empty_path)]
+    expected: Option<PathBuf>,
+    #[arg(long)]
+    seed: Option<u64>,
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
+    threads: u32,
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    keys: u32,
+    #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    groups: u32,
+    #[arg(long, default_value_t = 20_000)]
+    ops: u64,
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    reopens: u32,
+    #[arg(long)]
+    crash: bool,
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    cycles: u32,
+    #[arg(long = "kill-after-ms", value_parser = kill_window, default_value = "100..2000")]
+    kill_after_ms: (u64, u64),
+    #[arg(long = "kill-point", value_parser = kill_point)]
+    kill_point: Option<KillPoint>,
+    #[arg(long = "kill-odds", default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+    kill_odds: u64,
+    /// This process is a crash cycle's child (set by the parent).
+    #[arg(long, hide = true)]
+    child: bool,
+}
+
+fn non_empty_path(v: &str) -> Result<PathBuf, String> {
+    if v.is_empty() {
+        Err("allowed: a path (not empty)".into())
+    } else {
+        Ok(PathBuf::from(v))
     }
+}
+
+fn kill_window(v: &str) -> Result<(u64, u64), String> {
+    let bad = || "allowed: A..B with 1 <= A <= B <= 3600000, in milliseconds".to_string();
+    let (lo, hi) = v.split_once("..").unwrap_or((v, v));
+    let lo: u64 = lo.parse().map_err(|_| bad())?;
+    let hi: u64 = hi.parse().map_err(|_| bad())?;
+    if lo == 0 || hi < lo || hi > 3_600_000 {
+        return Err(bad());
+    }
+    Ok((lo, hi))
+}
+
+fn kill_point(v: &str) -> Result<KillPoint, String> {
+    KillPoint::parse(v).ok_or_else(|| format!("allowed: {}", KillPoint::NAMES))
 }
 
 impl StressArgs {
     /// Parses `args` (after `stress`).
     pub fn parse(args: &[String]) -> CliResult<StressArgs> {
-        let mut a = StressArgs {
-            db: PathBuf::new(),
-            expected: PathBuf::new(),
-            seed: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_micros() as u64),
-            threads: 4,
-            keys: 10_000,
-            groups: 1_000,
-            ops: 20_000,
-            reopens: 2,
-            crash: false,
-            cycles: 10,
-            kill_after_ms: (100, 2000),
-            kill_point: None,
-            kill_odds: 200,
-            child: false,
-        };
-        for arg in args {
-            let Some(body) = arg.strip_prefix("--") else {
-                return Err(CliError::new(format!(
-                    "stress: unexpected argument {arg:?}; flags are --name=value (lsmlab stress --help)"
-                )));
-            };
-            let (name, value) = body.split_once('=').unwrap_or((body, ""));
-            let v = value;
-            match name {
-                "db" if !v.is_empty() => a.db = PathBuf::from(v),
-                "db" => return Err(CliError::new("--db: allowed: a directory path (not empty)")),
-                "expected" if !v.is_empty() => a.expected = PathBuf::from(v),
-                "expected" => {
-                    return Err(CliError::new(
-                        "--expected: allowed: a file path (not empty)",
-                    ))
-                }
-                "seed" => a.seed = number(name, v, 0, u64::MAX)?,
-                "threads" => a.threads = number(name, v, 1, 64)?,
-                "keys" => a.keys = number(name, v, 1, 10_000_000)?,
-                "groups" => a.groups = number(name, v, 0, 1_000_000)?,
-                "ops" => a.ops = number(name, v, 0, u64::MAX)?,
-                "reopens" => a.reopens = number(name, v, 0, 1_000_000)?,
-                "cycles" => a.cycles = number(name, v, 1, 1_000_000)?,
-                "kill-odds" => a.kill_odds = number(name, v, 1, u64::MAX)?,
-                "crash" | "child" if v.is_empty() || v == "true" || v == "1" => {
-                    if name == "crash" {
-                        a.crash = true
-                    } else {
-                        a.child = true
-                    }
-                }
-                "crash" | "child" => {
-                    return Err(CliError::new(format!(
-                        "--{name}={v}: a switch, takes no value"
-                    )))
-                }
-                "kill-after-ms" => {
-                    let (lo, hi) = v.split_once("..").unwrap_or((v, v));
-                    let lo: u64 = number(name, lo, 1, 3_600_000)?;
-                    let hi: u64 = number(name, hi, 1, 3_600_000)?;
-                    if hi < lo {
-                        return Err(CliError::new(format!(
-                            "--kill-after-ms={v}: allowed: A..B with A <= B, in milliseconds"
-                        )));
-                    }
-                    a.kill_after_ms = (lo, hi);
-                }
-                "kill-point" => {
-                    a.kill_point = Some(KillPoint::parse(v).ok_or_else(|| {
-                        CliError::new(format!("--kill-point={v}: allowed: {}", KillPoint::NAMES))
-                    })?)
-                }
-                "help" | "h" => return Err(CliError::new(USAGE)),
-                other => {
-                    let hint = closest(other, FLAGS.iter().copied())
-                        .map(|c| format!("; did you mean --{c}?"))
-                        .unwrap_or_default();
-                    return Err(CliError::new(format!(
-                        "stress: unknown flag --{other}{hint}"
-                    )));
-                }
-            }
-        }
-        if a.db.as_os_str().is_empty() {
-            return Err(CliError::new(
-                "stress: --db=DIR is required (lsmlab stress --help)",
-            ));
-        }
-        if a.expected.as_os_str().is_empty() {
-            let mut p = a.db.clone().into_os_string();
+        use clap::Parser;
+        let argv = std::iter::once("lsmlab stress".to_string()).chain(args.iter().cloned());
+        let f = Flags::try_parse_from(argv)
+            .map_err(|e| CliError::new(format!("stress: {}", crate::cli::clap_error_line(&e))))?;
+        let db = f
+            .db
+            .ok_or_else(|| CliError::new("stress: --db=DIR is required (lsmlab stress --help)"))?;
+        let expected = f.expected.unwrap_or_else(|| {
+            let mut p = db.clone().into_os_string();
             p.push(".expected");
-            a.expected = PathBuf::from(p);
-        }
-        if a.kill_point.is_some() && !a.crash && !a.child {
+            PathBuf::from(p)
+        });
+        if f.kill_point.is_some() && !f.crash && !f.child {
             return Err(CliError::new("--kill-point: allowed only with --crash"));
         }
-        Ok(a)
+        Ok(StressArgs {
+            db,
+            expected,
+            seed: f.seed.unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(1, |d| d.as_micros() as u64)
+            }),
+            threads: f.threads,
+            keys: f.keys,
+            groups: f.groups,
+            ops: f.ops,
+            reopens: f.reopens,
+            crash: f.crash,
+            cycles: f.cycles,
+            kill_after_ms: f.kill_after_ms,
+            kill_point: f.kill_point,
+            kill_odds: f.kill_odds,
+            child: f.child,
+        })
     }
 }
 
@@ -210,21 +202,44 @@ mod tests {
         assert_eq!((a.cycles, a.kill_after_ms), (3, (5, 50)));
         assert_eq!(a.expected, PathBuf::from("/tmp/x.expected"));
         for (bad, names) in [
-            (vec!["--db=/x", "--threads=0"], "--threads=0: allowed"),
-            (vec!["--db=/x", "--threads=abc"], "--threads=abc: allowed"),
-            (vec!["--db="], "--db: allowed"),
+            (
+                vec!["--db=/x", "--threads=0"],
+                "'0' for '--threads <THREADS>': 0 is not in 1..=64",
+            ),
+            (
+                vec!["--db=/x", "--threads=abc"],
+                "'abc' for '--threads <THREADS>'",
+            ),
+            (vec!["--db="], "for '--db <DB>': allowed: a path"),
             (vec!["--threads=2"], "--db=DIR is required"),
-            (vec!["--db=/x", "--thread=2"], "did you mean --threads?"),
+            (
+                vec!["--db=/x", "--thread=2"],
+                "similar argument exists: '--threads'",
+            ),
             (
                 vec!["--db=/x", "--crash", "--kill-point=nowhere"],
-                "--kill-point=nowhere: allowed: wal",
+                "'nowhere' for '--kill-point <KILL_POINT>': allowed: wal",
             ),
             (vec!["--db=/x", "--kill-point=wal"], "only with --crash"),
             (vec!["--db=/x", "--kill-after-ms=9..3"], "A <= B"),
+            (vec!["--db=/x", "--crash=maybe"], "--crash"),
         ] {
             let e = parse(&bad).unwrap_err().0;
             assert!(e.contains(names), "{bad:?}: {e}");
             assert!(!e.contains('\n'), "one line: {e}");
         }
+    }
+
+    #[test]
+    fn the_flag_list_is_claps() {
+        use clap::CommandFactory;
+        let mut names: Vec<String> = Flags::command()
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(str::to_string))
+            .collect();
+        names.sort();
+        let mut listed: Vec<String> = FLAGS.iter().map(|s| s.to_string()).collect();
+        listed.sort();
+        assert_eq!(names, listed);
     }
 }
