@@ -669,3 +669,51 @@ fn an_engine_built_with_assertions_is_marked_wherever_it_appears() {
         "only the engine that warned"
     );
 }
+
+#[test]
+fn compare_says_same_for_a_study_against_itself_and_flags_a_slowdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let base = tmp.path().join("base");
+    assert_eq!(
+        lsmlab(&["run", &plan, "--out", base.to_str().unwrap()]).0,
+        0
+    );
+    let csv = tmp.path().join("c.csv");
+    let (code, stdout, stderr) = lsmlab(&[
+        "compare",
+        base.to_str().unwrap(),
+        base.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        !stdout.contains("slower") && !stdout.contains("faster"),
+        "{stdout}"
+    );
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert!(rows.lines().count() > 10);
+    assert!(rows.lines().skip(1).all(|l| l.ends_with(",same")), "{rows}");
+    // The same runs with every readrandom throughput halved: slower, and the gate fails.
+    let cand = tmp.path().join("cand");
+    std::fs::create_dir_all(cand.join("runs")).unwrap();
+    std::fs::copy(base.join("plan.json"), cand.join("plan.json")).unwrap();
+    for e in std::fs::read_dir(base.join("runs")).unwrap().flatten() {
+        let text = std::fs::read_to_string(e.path().join("result.json")).unwrap();
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let v = doc["metrics"]["readrandom.ops_per_sec"].as_f64().unwrap();
+        doc["metrics"]["readrandom.ops_per_sec"] = serde_json::json!(v / 2.0);
+        let dir = cand.join("runs").join(e.file_name());
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("result.json"), doc.to_string()).unwrap();
+    }
+    let (code, stdout, stderr) =
+        lsmlab(&["compare", base.to_str().unwrap(), cand.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("| readrandom.ops_per_sec | -50.0 % |"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("slower by more than 10 %"), "{stderr}");
+}

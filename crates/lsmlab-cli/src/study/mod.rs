@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod parse;
 pub mod plan;
 pub mod plots;
+pub mod regression;
 pub mod report;
 pub mod results;
 pub mod runner;
