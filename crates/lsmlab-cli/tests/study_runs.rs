@@ -717,3 +717,38 @@ fn compare_says_same_for_a_study_against_itself_and_flags_a_slowdown() {
     );
     assert!(stderr.contains("slower by more than 10 %"), "{stderr}");
 }
+
+#[test]
+fn runs_record_their_times_load_and_the_build_commit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let out = tmp.path().join("out");
+    // Started outside any checkout: the commit is the build's, not the working directory's.
+    let code = Command::new(env!("CARGO_BIN_EXE_lsmlab"))
+        .args(["run", &plan, "--out", out.to_str().unwrap()])
+        .current_dir(tmp.path())
+        .status()
+        .unwrap()
+        .code();
+    assert_eq!(code, Some(0));
+    let doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("runs/c000-lsmlab-r0/result.json")).unwrap(),
+    )
+    .unwrap();
+    let (a, b) = (
+        doc["started"].as_str().unwrap(),
+        doc["ended"].as_str().unwrap(),
+    );
+    assert!(a.len() == 16 && a <= b, "{a} {b}");
+    assert_eq!(doc["load_average"].as_array().unwrap().len(), 2);
+    let env: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("environment.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        env["git_commit"].as_str().unwrap(),
+        env!("LSMLAB_GIT_COMMIT")
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| time (UTC) | first run started "), "{md}");
+    assert!(md.contains("| load average | "), "{md}");
+}

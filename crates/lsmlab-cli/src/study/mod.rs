@@ -85,7 +85,7 @@ pub(crate) fn fingerprint(parts: &[&str]) -> String {
 }
 
 /// `20261123T121500Z` for now, from the system clock.
-fn utc_stamp() -> String {
+pub(crate) fn utc_stamp() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
