@@ -263,6 +263,40 @@ fn shards_merged_equal_the_whole_study() {
     ]);
     assert_eq!(code, 1);
     assert!(stderr.contains("another plan"), "{stderr}");
+    // The order is one numbering again: every run's position, each once.
+    let mut orders: Vec<u64> = std::fs::read_dir(merged.join("runs"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let doc: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(e.path().join("result.json")).unwrap(),
+            )
+            .unwrap();
+            doc["order"].as_u64().unwrap()
+        })
+        .collect();
+    orders.sort();
+    assert_eq!(orders, (0..orders.len() as u64).collect::<Vec<_>>());
+    // One shard of two: merged, with a warning naming the cells without runs.
+    let half = tmp.path().join("half");
+    let (code, _, stderr) = lsmlab(&["merge", "--out", half.to_str().unwrap(), &dirs[0]]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: 1 of 2 cells have no runs in these shards (c001): is a shard missing?"
+        ),
+        "{stderr}"
+    );
+    // A shard given twice: refused, not counted twice.
+    let (code, _, stderr) = lsmlab(&[
+        "merge",
+        "--out",
+        tmp.path().join("twice").to_str().unwrap(),
+        &dirs[0],
+        &dirs[0],
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("merge each shard once"), "{stderr}");
 }
 
 #[test]
@@ -751,4 +785,29 @@ fn runs_record_their_times_load_and_the_build_commit() {
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| time (UTC) | first run started "), "{md}");
     assert!(md.contains("| load average | "), "{md}");
+}
+
+#[test]
+fn resume_with_more_repetitions_runs_only_the_new_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let out = tmp.path().join("out");
+    assert_eq!(lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]).0, 0);
+    let before = std::fs::read_to_string(out.join("runs/c000-lsmlab-r0/result.json")).unwrap();
+    let (code, _, stderr) = lsmlab(&[
+        "run",
+        "--resume",
+        out.to_str().unwrap(),
+        "--repetitions",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("6 runs (4 done before)"), "{stderr}");
+    assert!(out.join("runs/c001-lsmlab-r2").is_dir());
+    let after = std::fs::read_to_string(out.join("runs/c000-lsmlab-r0/result.json")).unwrap();
+    assert_eq!(before, after, "finished runs are kept");
+    // Resumed again without the flag: the 3 repetitions it now has, nothing to run.
+    let (code, _, stderr) = lsmlab(&["run", "--resume", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("6 runs (6 done before)"), "{stderr}");
 }

@@ -133,6 +133,9 @@ pub fn merge(dirs: &[std::path::PathBuf], out: &Path) -> CliResult<Vec<String>> 
             out.display()
         )));
     }
+    // A run in two shards is the same run twice (a shard merged twice, or two shards that
+    // overlap): refused, as it would count twice in every statistic.
+    let mut from: std::collections::BTreeMap<String, &Path> = std::collections::BTreeMap::new();
     for d in dirs {
         let runs = d.join("runs");
         if let Ok(rd) = std::fs::read_dir(&runs) {
@@ -141,9 +144,61 @@ pub fn merge(dirs: &[std::path::PathBuf], out: &Path) -> CliResult<Vec<String>> 
                 if name.ends_with(".partial") {
                     continue;
                 }
-                copy_dir(&e.path(), &out.join("runs").join(&name))?;
+                if let Some(other) = from.insert(name.clone(), d.as_path()) {
+                    return Err(CliError::new(format!(
+                        "merge: run {name} is in both {} and {}; merge each shard once",
+                        other.display(),
+                        d.display()
+                    )));
+                }
             }
         }
+    }
+    for (name, d) in &from {
+        copy_dir(&d.join("runs").join(name), &out.join("runs").join(name))?;
+    }
+    // One order for the merged study: each run's position in the shards' orders laid end to
+    // end, so `order` in result.json and runs.csv is unique again.
+    let position: std::collections::HashMap<&str, usize> = expanded
+        .order
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
+    for name in from.keys() {
+        let path = out.join("runs").join(name).join("result.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        if let Some(i) = position.get(name.as_str()) {
+            doc["order"] = serde_json::json!(i);
+            std::fs::write(&path, doc.to_string())
+                .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+        }
+    }
+    // Cells no shard ran: a shard left out of the merge, or one that has not finished.
+    let missing: Vec<String> = expanded
+        .cells
+        .iter()
+        .map(|c| c.id())
+        .filter(|id| !from.keys().any(|r| r.starts_with(&format!("{id}-"))))
+        .collect();
+    if !missing.is_empty() {
+        warnings.push(format!(
+            "{} of {} cells have no runs in these shards ({}{}): is a shard missing?",
+            missing.len(),
+            expanded.cells.len(),
+            missing
+                .iter()
+                .take(8)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" "),
+            if missing.len() > 8 { " …" } else { "" }
+        ));
     }
     let err = |p: &Path, e: std::io::Error| CliError::new(format!("{}: {e}", p.display()));
     // Loads: each shard built those of its own cells (two shards may have built the same one:
