@@ -98,10 +98,12 @@ fn log_interval(vals: &[f64]) -> (f64, f64, f64) {
 
 /// Outliers by the modified z-score of Iglewicz and Hoaglin: |0.6745 (x − median) / MAD| > 3.5,
 /// with MAD the median absolute deviation (when it is 0, the mean absolute deviation times
-/// 1.2533 stands in). Fit for the 3 to 10 runs of a study, where Tukey's quartile fences flag
-/// both ends of five ordinary values; at least 3 values, flagged and never dropped.
+/// 1.2533 stands in). Fit for the 5 to 10 runs of a study, where Tukey's quartile fences flag
+/// both ends of five ordinary values; with fewer than 5 runs nothing is flagged (the MAD of
+/// three values is their smaller gap, so any spread would look like an outlier). Flagged,
+/// never dropped.
 fn outliers_of(idx: &[usize], xs: &[f64], median: f64) -> Vec<usize> {
-    if idx.len() < 3 {
+    if idx.len() < 5 {
         return Vec::new();
     }
     let mut dev: Vec<f64> = idx.iter().map(|&i| (xs[i] - median).abs()).collect();
@@ -269,7 +271,10 @@ mod tests {
         // Equal runs but one: the MAD is 0 and the mean absolute deviation stands in.
         let d = describe(&[5.0, 5.0, 5.0, 5.0, 5.0, 9.0]).unwrap();
         assert_eq!(d.outliers, vec![5]);
-        assert!(describe(&[1.0, 1.0, 1.0]).unwrap().outliers.is_empty());
+        assert!(
+            describe(&[1.0, 2.0, 10.0]).unwrap().outliers.is_empty(),
+            "n < 5"
+        );
     }
 
     #[test]
