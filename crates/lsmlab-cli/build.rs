@@ -3,6 +3,10 @@
 //! Debian package of each library when dpkg knows it. Linking itself is `#[link]` in the FFI
 //! modules (`src/engine/*_ffi.rs`); a library outside the default search path takes
 //! `RUSTFLAGS="-L DIR"` and its headers' directory in `ROCKSDB_INCLUDE_DIR`.
+//!
+//! It also records the git commit the program is built from (`LSMLAB_GIT_COMMIT`, with
+//! `-dirty` when tracked files differ from it), so a study's results name the build that ran
+//! them, not whatever checkout the study happened to be started in.
 
 use std::process::Command;
 
@@ -36,8 +40,43 @@ fn rocksdb_version() -> String {
     )
 }
 
+fn git(args: &[&str]) -> Option<String> {
+    Command::new("git")
+        .args(args)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// The commit being built, and the files whose change means another commit.
+fn git_commit() {
+    let Some(commit) = git(&["rev-parse", "HEAD"]) else {
+        println!("cargo:rustc-env=LSMLAB_GIT_COMMIT=");
+        return;
+    };
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    println!(
+        "cargo:rustc-env=LSMLAB_GIT_COMMIT={commit}{}",
+        if dirty { "-dirty" } else { "" }
+    );
+    // A new commit moves HEAD or the branch it points to; the index changes with staging.
+    for path in ["HEAD", "index"] {
+        if let Some(p) = git(&["rev-parse", "--git-path", path]) {
+            println!("cargo:rerun-if-changed={p}");
+        }
+    }
+    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        if let Some(p) = git(&["rev-parse", "--git-path", &branch]) {
+            println!("cargo:rerun-if-changed={p}");
+        }
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    git_commit();
     println!("cargo:rerun-if-env-changed=ROCKSDB_INCLUDE_DIR");
     if std::env::var_os("CARGO_FEATURE_ROCKSDB").is_some() {
         println!(

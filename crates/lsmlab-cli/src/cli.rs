@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 /// Names of the subcommands, in the order errors list them.
 pub const COMMANDS: &[&str] = &[
-    "bench", "ycsb", "run", "report", "merge", "stress", "check", "dump",
+    "bench", "ycsb", "run", "report", "merge", "compare", "stress", "check", "dump",
 ];
 
 /// `lsmlab`: an LSM-tree engine and the lab that studies it.
@@ -68,6 +68,19 @@ pub enum Command {
         /// merge.json); without it a merge with missing runs is refused.
         #[arg(long)]
         allow_missing: bool,
+    },
+    /// Compare two results directories: change, CI and verdict per cell, engine and metric
+    Compare {
+        /// The baseline's results directory.
+        baseline: PathBuf,
+        /// The candidate's results directory.
+        candidate: PathBuf,
+        /// Smallest change, in percent, that counts (its whole 95 % CI must lie beyond it).
+        #[arg(long, default_value_t = 10.0)]
+        threshold: f64,
+        /// Also write every comparison to this CSV file.
+        #[arg(long)]
+        csv: Option<PathBuf>,
     },
     /// Random operations verified against an expected state (lsmlab stress --help)
     #[command(disable_help_flag = true)]
@@ -213,7 +226,7 @@ mod tests {
         let e = parse(&args(&["frob"])).unwrap_err();
         assert_eq!(
             e.0,
-            "unknown command \"frob\"; commands: bench, ycsb, run, report, merge, stress, check, dump"
+            "unknown command \"frob\"; commands: bench, ycsb, run, report, merge, compare, stress, check, dump"
         );
     }
 }

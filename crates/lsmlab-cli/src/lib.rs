@@ -29,6 +29,12 @@ pub fn run(args: &[String]) -> CliResult<()> {
         Command::Dump(p) => inspect::dump::main(&p.args),
         Command::Run(a) => study::run_main(&a),
         Command::Report { dir, check_claims } => study::report_main(&dir, check_claims),
+        Command::Compare {
+            baseline,
+            candidate,
+            threshold,
+            csv,
+        } => study::regression::compare_main(&baseline, &candidate, threshold, csv.as_deref()),
         Command::Merge {
             dirs,
             out,

@@ -25,7 +25,7 @@ fn bad_input_gives_one_line_and_status_1() {
         (&["bench", "--db="][..], "lsmlab: --db: empty; give a directory, or leave --db out for db_bench's default under /tmp\n"),
         (&["ycsb", "load", "-P", "workloada", "--db="][..], "lsmlab: --db: empty; give the database directory with --db=DIR\n"),
         (&["run", "--bogus"][..], "lsmlab: unexpected argument '--bogus' found\n"),
-        (&["frob"][..], "lsmlab: unknown command \"frob\"; commands: bench, ycsb, run, report, merge, stress, check, dump\n"),
+        (&["frob"][..], "lsmlab: unknown command \"frob\"; commands: bench, ycsb, run, report, merge, compare, stress, check, dump\n"),
     ] {
         let (code, stdout, stderr) = lsmlab(args);
         assert_eq!(code, 1, "{args:?}");

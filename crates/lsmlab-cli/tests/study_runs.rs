@@ -263,6 +263,31 @@ fn shards_merged_equal_the_whole_study() {
     ]);
     assert_eq!(code, 1);
     assert!(stderr.contains("another plan"), "{stderr}");
+    // The order is one numbering again: every run's position, each once.
+    let mut orders: Vec<u64> = std::fs::read_dir(merged.join("runs"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let doc: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(e.path().join("result.json")).unwrap(),
+            )
+            .unwrap();
+            doc["order"].as_u64().unwrap()
+        })
+        .collect();
+    orders.sort();
+    assert_eq!(orders, (0..orders.len() as u64).collect::<Vec<_>>());
+    // A shard given twice: refused, not counted twice (merge_refuses_missing_and_duplicate_runs_
+    // and_renumbers_the_order covers missing shards and runs).
+    let (code, _, stderr) = lsmlab(&[
+        "merge",
+        "--out",
+        tmp.path().join("twice").to_str().unwrap(),
+        &dirs[0],
+        &dirs[0],
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("shard 0/2 given twice"), "{stderr}");
 }
 
 #[test]
@@ -755,4 +780,123 @@ fn an_engine_built_with_assertions_is_marked_wherever_it_appears() {
         !md.contains("lsmlab [lsmlab:"),
         "only the engine that warned"
     );
+}
+
+#[test]
+fn compare_says_same_for_a_study_against_itself_and_flags_a_slowdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let base = tmp.path().join("base");
+    assert_eq!(
+        lsmlab(&["run", &plan, "--out", base.to_str().unwrap()]).0,
+        0
+    );
+    let csv = tmp.path().join("c.csv");
+    let (code, stdout, stderr) = lsmlab(&[
+        "compare",
+        base.to_str().unwrap(),
+        base.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        !stdout.contains("slower") && !stdout.contains("faster"),
+        "{stdout}"
+    );
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert!(rows.lines().count() > 10);
+    assert!(rows.lines().skip(1).all(|l| l.ends_with(",same")), "{rows}");
+    // The same runs with readrandom throughputs set to steady values (a 100-read benchmark on
+    // a busy machine can vary by 2x, which no 95 % CI of 2 runs separates from 10 %), then
+    // halved in the candidate: slower, and the gate fails.
+    let steady = tmp.path().join("steady");
+    let cand = tmp.path().join("cand");
+    for d in [&steady, &cand] {
+        std::fs::create_dir_all(d.join("runs")).unwrap();
+        std::fs::copy(base.join("plan.json"), d.join("plan.json")).unwrap();
+    }
+    for (i, e) in std::fs::read_dir(base.join("runs"))
+        .unwrap()
+        .flatten()
+        .enumerate()
+    {
+        let text = std::fs::read_to_string(e.path().join("result.json")).unwrap();
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let v = 100_000.0 + 1_000.0 * i as f64;
+        for (d, value) in [(&steady, v), (&cand, v / 2.0)] {
+            doc["metrics"]["readrandom.ops_per_sec"] = serde_json::json!(value);
+            let dir = d.join("runs").join(e.file_name());
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("result.json"), doc.to_string()).unwrap();
+        }
+    }
+    let (code, stdout, stderr) =
+        lsmlab(&["compare", steady.to_str().unwrap(), cand.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("| readrandom.ops_per_sec | -50.0 % |"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("slower by more than 10 %"), "{stderr}");
+}
+
+#[test]
+fn runs_record_their_times_load_and_the_build_commit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let out = tmp.path().join("out");
+    // Started outside any checkout: the commit is the build's, not the working directory's.
+    let code = Command::new(env!("CARGO_BIN_EXE_lsmlab"))
+        .args(["run", &plan, "--out", out.to_str().unwrap()])
+        .current_dir(tmp.path())
+        .status()
+        .unwrap()
+        .code();
+    assert_eq!(code, Some(0));
+    let doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("runs/c000-lsmlab-r0/result.json")).unwrap(),
+    )
+    .unwrap();
+    let (a, b) = (
+        doc["started"].as_str().unwrap(),
+        doc["ended"].as_str().unwrap(),
+    );
+    assert!(a.len() == 16 && a <= b, "{a} {b}");
+    assert_eq!(doc["load_average"].as_array().unwrap().len(), 2);
+    let env: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("environment.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        env["git_commit"].as_str().unwrap(),
+        env!("LSMLAB_GIT_COMMIT")
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| time (UTC) | first run started "), "{md}");
+    assert!(md.contains("| load average | "), "{md}");
+}
+
+#[test]
+fn resume_with_more_repetitions_runs_only_the_new_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let out = tmp.path().join("out");
+    assert_eq!(lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]).0, 0);
+    let before = std::fs::read_to_string(out.join("runs/c000-lsmlab-r0/result.json")).unwrap();
+    let (code, _, stderr) = lsmlab(&[
+        "run",
+        "--resume",
+        out.to_str().unwrap(),
+        "--repetitions",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("6 runs (4 done before)"), "{stderr}");
+    assert!(out.join("runs/c001-lsmlab-r2").is_dir());
+    let after = std::fs::read_to_string(out.join("runs/c000-lsmlab-r0/result.json")).unwrap();
+    assert_eq!(before, after, "finished runs are kept");
+    // Resumed again without the flag: the 3 repetitions it now has, nothing to run.
+    let (code, _, stderr) = lsmlab(&["run", "--resume", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("6 runs (6 done before)"), "{stderr}");
 }

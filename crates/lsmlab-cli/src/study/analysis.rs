@@ -291,6 +291,9 @@ mod tests {
             engine_version: String::new(),
             load: String::new(),
             slow_build: Vec::new(),
+            started: String::new(),
+            ended: String::new(),
+            load_average: None,
             metrics: [("x.ops_per_sec".to_string(), v)].into_iter().collect(),
         }
     }

@@ -764,6 +764,9 @@ mod tests {
             engine_version: String::new(),
             load: String::new(),
             slow_build: Vec::new(),
+            started: String::new(),
+            ended: String::new(),
+            load_average: None,
             metrics: [(metric.to_string(), v)].into_iter().collect(),
         }
     }

@@ -114,9 +114,24 @@ impl Engine {
     ) -> CliResult<Engine> {
         let spec = plan.engine.get(name).cloned().unwrap_or_default();
         let kind_name = spec.kind.clone().unwrap_or_else(|| name.to_string());
+        const KINDS: [&str; 5] = [
+            "lsmlab",
+            "lsmlab-rocksdb",
+            "lsmlab-leveldb",
+            "rocksdb",
+            "leveldb",
+        ];
         let (kind, driver) = Kind::parse(&kind_name).ok_or_else(|| {
+            // A name with no [engine.X] is most likely a misspelt engine, not a new one.
+            let hint = match (&spec.kind, crate::suggest::closest(&kind_name, KINDS)) {
+                (None, Some(c)) if crate::suggest::edit_distance(&kind_name, c) <= 2 => {
+                    format!("; did you mean {c:?}?")
+                }
+                _ => format!(" (or configure it: [engine.{name}] kind = ..., binary = ...)"),
+            };
             CliError::new(format!(
-                "engine {name}: kind {kind_name:?}; allowed lsmlab, lsmlab-rocksdb, lsmlab-leveldb, rocksdb, leveldb (set [engine.{name}] kind = ...)"
+                "engine {name}: kind {kind_name:?}; allowed {}{hint}",
+                KINDS.join(", ")
             ))
         })?;
         if kind == Kind::Lsmlab {
@@ -543,6 +558,15 @@ mod tests {
         let p = plan("title = \"t\"\nengines = [\"old\"]\n[engine.old]\nbinary = \"no-such-tool-here\"\nkind = \"leveldb\"\n[[steps]]\nbench = \"fillseq\"\n");
         let e = Engine::resolve(&p, "old", Path::new("lsmlab"), d.path()).unwrap_err();
         assert!(e.0.contains("no-such-tool-here is not on PATH"), "{e}");
+    }
+
+    #[test]
+    fn a_misspelt_engine_gets_the_nearest_name() {
+        let p = plan("title = \"t\"\nengines = [\"rockdb\"]\n[[steps]]\nbench = \"fillseq\"\n");
+        let e = Engine::resolve(&p, "rockdb", Path::new("lsmlab"), Path::new(".")).unwrap_err();
+        assert!(e.0.ends_with("did you mean \"rocksdb\"?"), "{e}");
+        let e = Engine::resolve(&p, "mystore", Path::new("lsmlab"), Path::new(".")).unwrap_err();
+        assert!(e.0.contains("[engine.mystore] kind"), "{e}");
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub struct Environment {
     pub db_filesystem: String,
     /// lsmlab's version.
     pub lsmlab_version: String,
-    /// git commit of the working directory, when it is a checkout.
+    /// git commit this lsmlab was built from (`-dirty`: with uncommitted changes), when built
+    /// from a checkout.
     pub git_commit: String,
     /// Version of each engine binary, by engine name.
     pub engines: BTreeMap<String, String>,
@@ -67,13 +68,8 @@ impl Environment {
             .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
             .map(|kb| kb * 1024)
             .unwrap_or(0);
-        let git_commit = std::process::Command::new("git")
-            .args(["rev-parse", "HEAD"])
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_default();
+        // The commit this program was built from (build.rs), not the working directory's.
+        let git_commit = env!("LSMLAB_GIT_COMMIT").to_string();
         Environment {
             hostname: read("/proc/sys/kernel/hostname"),
             cpu_model,

@@ -94,10 +94,13 @@ fn all_runs(shards: &[ShardDir]) -> Vec<RunKey> {
             engines.push(&e.name);
         }
     }
+    // `--resume --repetitions N` may have given a shard more repetitions than the others: the
+    // merged study has the most, and the others' are missing.
+    let repetitions = shards.iter().map(|s| s.plan.repetitions).max().unwrap_or(0);
     let mut keys = Vec::new();
     for cell in &plan.cells {
         for engine in &engines {
-            for rep in 0..plan.repetitions {
+            for rep in 0..repetitions {
                 keys.push(RunKey {
                     cell: cell.index,
                     engine: engine.to_string(),

@@ -88,7 +88,9 @@ fn from_statistics(m: &mut Metrics, step: &str, out: &Output) {
     // file a flush or compaction writes; lsmlab the same): adding
     // `rocksdb.blobdb.blob.file.bytes.written` would count blob bytes twice.
     let device = t("rocksdb.flush.write.bytes") + t("rocksdb.compact.write.bytes");
-    if user > 0.0 {
+    // With nothing flushed or compacted yet, no byte reached a table: the amplification is
+    // not 0, it is not measured, and the figure is absent (n/a) rather than 0.0000.
+    if user > 0.0 && device > 0.0 {
         m.insert(format!("{step}.write_amp"), device / user);
     }
     let mb = 1024.0 * 1024.0;
@@ -307,6 +309,16 @@ mod tests {
             !m.contains_key("fill.filter_bits_per_key"),
             "no table yet: n/a, not 0"
         );
+    }
+
+    #[test]
+    fn write_amp_is_absent_when_nothing_was_flushed() {
+        let out =
+            parse("rocksdb.bytes.written COUNT : 1000\nrocksdb.flush.write.bytes COUNT : 0\n");
+        let mut m = Metrics::new();
+        from_bench_output(&mut m, "fill", &out, 1.0);
+        assert!(!m.contains_key("fill.write_amp"), "{m:?}");
+        assert_eq!(m["fill.flush_write_mb"], 0.0);
     }
 
     #[test]

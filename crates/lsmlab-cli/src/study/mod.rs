@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod parse;
 pub mod plan;
 pub mod plots;
+pub mod regression;
 pub mod report;
 pub mod results;
 pub mod runner;
@@ -85,7 +86,7 @@ pub(crate) fn fingerprint(parts: &[&str]) -> String {
 }
 
 /// `20261123T121500Z` for now, from the system clock.
-fn utc_stamp() -> String {
+pub(crate) fn utc_stamp() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -169,7 +170,9 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         None => std::env::current_exe()
             .map_err(|e| CliError::new(format!("cannot find the lsmlab program: {e}")))?,
     };
-    let (dir, plan_text, scale_arg, seed_arg, shard_arg, plan_dir) = match &args.resume {
+    let (dir, plan_text, scale_arg, seed_arg, shard_arg, plan_dir, reps_recorded) = match &args
+        .resume
+    {
         Some(dir) => {
             let e: Expanded = serde_json::from_str(
                 &std::fs::read_to_string(dir.join("plan.json"))
@@ -185,6 +188,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
                 Some(e.seed),
                 e.shard,
                 PathBuf::from(e.plan_dir),
+                Some(e.repetitions),
             )
         }
         None => {
@@ -211,7 +215,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
                 .parent()
                 .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
                 .unwrap_or_default();
-            (dir, text, scale, None, shard, plan_dir)
+            (dir, text, scale, None, shard, plan_dir, None)
         }
     };
     let given = Plan::parse(&plan_text)?;
@@ -220,6 +224,9 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         if r == 0 {
             return Err(CliError::new("--repetitions: 0; allowed 1 or more"));
         }
+        plan.repetitions = r;
+    } else if let Some(r) = reps_recorded {
+        // Resumed: as many repetitions as the study was started with.
         plan.repetitions = r;
     }
     limits::check_runs(
@@ -281,7 +288,10 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
     }
     let keep = |c: usize| shard_arg.is_none_or(|s| s.has(c));
     let order = matrix::order(&cells, &plan.engines, plan.repetitions, seed, keep);
-    let plan_hash = fingerprint(&[
+    // The plan and scale make a study; its repetitions may grow on --resume --repetitions N.
+    let plan_hash = fingerprint(&[&plan_text, scale_arg.as_deref().unwrap_or("")]);
+    // Results directories written before the hash left repetitions out.
+    let legacy_hash = fingerprint(&[
         &plan_text,
         scale_arg.as_deref().unwrap_or(""),
         &plan.repetitions.to_string(),
@@ -381,7 +391,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         .map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
     if let Ok(text) = std::fs::read_to_string(dir.join("plan.json")) {
         if let Ok(old) = serde_json::from_str::<Expanded>(&text) {
-            if old.plan_hash != expanded.plan_hash {
+            if old.plan_hash != expanded.plan_hash && old.plan_hash != legacy_hash {
                 return Err(CliError::new(format!(
                     "--out {}: holds results of another plan or scale; give a new directory",
                     dir.display()

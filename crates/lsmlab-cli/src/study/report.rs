@@ -493,6 +493,48 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
             ),
         ));
     }
+    let starts: Vec<&str> = input
+        .records
+        .iter()
+        .map(|r| r.started.as_str())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let ends: Vec<&str> = input
+        .records
+        .iter()
+        .map(|r| r.ended.as_str())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if let (Some(a), Some(b)) = (starts.iter().min(), ends.iter().max()) {
+        setup.push((
+            "time (UTC)".into(),
+            format!("first run started {a}, last ended {b}"),
+        ));
+    }
+    let loads: Vec<f64> = input
+        .records
+        .iter()
+        .filter_map(|r| r.load_average)
+        .flat_map(|(a, b)| [a, b])
+        .collect();
+    if !loads.is_empty() {
+        let (lo, hi) = loads
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(*v), h.max(*v)));
+        let busy = env.cores > 0 && hi > env.cores as f64;
+        setup.push((
+            "load average".into(),
+            format!(
+                "{lo:.2} to {hi:.2} at the runs' starts and ends ({} cores){}",
+                env.cores,
+                if busy {
+                    " — WARNING: the machine was busier than its cores; timings are noisy"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
     let machine: Vec<(String, String)> = vec![
         ("host".into(), env.hostname.clone()),
         (

@@ -41,6 +41,15 @@ pub struct RunRecord {
     /// the run built its database itself.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub load: String,
+    /// When the run started and ended (UTC, `20261123T121500Z`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub started: String,
+    /// When it ended.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ended: String,
+    /// The machine's 1-minute load average at the start and the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_average: Option<(f64, f64)>,
     /// What the engine's output warned makes its timings slow (`Assertions are enabled`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slow_build: Vec<String>,
@@ -171,6 +180,9 @@ mod tests {
             engine_version: String::new(),
             load: String::new(),
             slow_build: Vec::new(),
+            started: String::new(),
+            ended: String::new(),
+            load_average: None,
             metrics: [("a.x".to_string(), 1.5), ("b.y".to_string(), 2.0)]
                 .into_iter()
                 .collect(),

@@ -241,8 +241,13 @@ fn execute(
         engine_version: String::new(),
         load: String::new(),
         slow_build: Vec::new(),
+        started: String::new(),
+        ended: String::new(),
+        load_average: None,
         metrics: Metrics::new(),
     };
+    rec.started = super::utc_stamp();
+    let load_start = load_average();
     let mut first = 0;
     if let Some(n) = loads.steps() {
         first = n;
@@ -289,6 +294,10 @@ fn execute(
         rec.engine_version = o.engine_version;
     }
     rec.slow_build = o.slow_build;
+    rec.ended = super::utc_stamp();
+    if let (Some(a), Some(b)) = (load_start, load_average()) {
+        rec.load_average = Some((a, b));
+    }
     rec.metrics = o.metrics;
     if rec.status == "ok" {
         rec.metrics.insert(
@@ -305,6 +314,16 @@ fn execute(
     let _ = std::fs::remove_dir_all(&db);
     loads.done_with(ctx, key);
     Ok(rec)
+}
+
+/// The 1-minute load average (/proc/loadavg), when the kernel gives it.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The name a step's statistics carry: its `name`, else its benchmarks joined by `+`, else the

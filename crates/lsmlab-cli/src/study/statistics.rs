@@ -1,4 +1,4 @@
-//! Statistics of repeated runs: description with a Student-t 95 % CI, Tukey outlier flags
+//! Statistics of repeated runs: description with a Student-t 95 % CI, outlier flags
 //! (flagged, never dropped), and paired ratios from log-ratios with their CI and p-value.
 //!
 //! Ratios are computed on logs because throughput ratios are multiplicative: the mean of
@@ -57,7 +57,7 @@ pub struct Describe {
     pub min: f64,
     /// Largest.
     pub max: f64,
-    /// Indices (into the input) beyond Tukey's fences (1.5 IQR outside the quartiles).
+    /// Indices (into the input) of outliers by the modified z-score (see `outliers_of`).
     pub outliers: Vec<usize>,
     /// Geometric mean, when every value is above 0 (else NaN).
     #[serde(default = "nan")]
@@ -96,6 +96,33 @@ fn log_interval(vals: &[f64]) -> (f64, f64, f64) {
     }
 }
 
+/// Outliers by the modified z-score of Iglewicz and Hoaglin: |0.6745 (x − median) / MAD| > 3.5,
+/// with MAD the median absolute deviation (when it is 0, the mean absolute deviation times
+/// 1.2533 stands in). Fit for the 5 to 10 runs of a study, where Tukey's quartile fences flag
+/// both ends of five ordinary values; with fewer than 5 runs nothing is flagged (the MAD of
+/// three values is their smaller gap, so any spread would look like an outlier). Flagged,
+/// never dropped.
+fn outliers_of(idx: &[usize], xs: &[f64], median: f64) -> Vec<usize> {
+    if idx.len() < 5 {
+        return Vec::new();
+    }
+    let mut dev: Vec<f64> = idx.iter().map(|&i| (xs[i] - median).abs()).collect();
+    dev.sort_by(f64::total_cmp);
+    let mad = quantile(&dev, 0.5);
+    let scale = if mad > 0.0 {
+        mad / 0.6745
+    } else {
+        1.2533 * dev.iter().sum::<f64>() / dev.len() as f64
+    };
+    if scale <= 0.0 {
+        return Vec::new();
+    }
+    idx.iter()
+        .copied()
+        .filter(|&i| (xs[i] - median).abs() / scale > 3.5)
+        .collect()
+}
+
 /// Describes `xs` (NaNs ignored); `None` when nothing is left.
 pub fn describe(xs: &[f64]) -> Option<Describe> {
     let idx: Vec<usize> = (0..xs.len()).filter(|&i| xs[i].is_finite()).collect();
@@ -119,16 +146,8 @@ pub fn describe(xs: &[f64]) -> Option<Describe> {
     };
     let mut sorted = vals.clone();
     sorted.sort_by(f64::total_cmp);
-    let (q1, q3) = (quantile(&sorted, 0.25), quantile(&sorted, 0.75));
-    let iqr = q3 - q1;
-    let outliers = if n >= 4 {
-        idx.iter()
-            .copied()
-            .filter(|&i| xs[i] < q1 - 1.5 * iqr || xs[i] > q3 + 1.5 * iqr)
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let median = quantile(&sorted, 0.5);
+    let outliers = outliers_of(&idx, xs, median);
     let (gmean, gci_lo, gci_hi) = log_interval(&vals);
     Some(Describe {
         gmean,
@@ -144,7 +163,7 @@ pub fn describe(xs: &[f64]) -> Option<Describe> {
         },
         ci_lo,
         ci_hi,
-        median: quantile(&sorted, 0.5),
+        median,
         min: sorted[0],
         max: sorted[n - 1],
         outliers,
@@ -246,6 +265,16 @@ mod tests {
         assert_eq!(d.outliers, vec![4]);
         assert_eq!(d.n, 5);
         assert_eq!(d.max, 30.0);
+        // Five ordinary noisy runs: Tukey's fences would flag both ends, this rule none.
+        let d = describe(&[92.2, 103.1, 103.7, 109.0, 119.9]).unwrap();
+        assert!(d.outliers.is_empty(), "{:?}", d.outliers);
+        // Equal runs but one: the MAD is 0 and the mean absolute deviation stands in.
+        let d = describe(&[5.0, 5.0, 5.0, 5.0, 5.0, 9.0]).unwrap();
+        assert_eq!(d.outliers, vec![5]);
+        assert!(
+            describe(&[1.0, 2.0, 10.0]).unwrap().outliers.is_empty(),
+            "n < 5"
+        );
     }
 
     #[test]
