@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of every decoder (docs/reliability.md): seeds each target's corpus
-# with real files written by `lsmlab bench` (tables, blob files, WALs, MANIFEST), then runs each
-# target for the given seconds with libFuzzer. Needs `cargo install cargo-fuzz`; runs on stable
-# Rust without a sanitizer (`-s none`): a panic, an abort or a hang (> 10 s) is a finding.
+# Coverage-guided fuzzing of every decoder and of the two text inputs a user writes
+# (docs/reliability.md): seeds each target's corpus with real files written by `lsmlab bench`
+# (tables, blob files, WALs, MANIFEST), the study plans of experiments/ and the YCSB workloads
+# of workloads/, then runs each target for the given seconds with libFuzzer. Needs
+# `cargo install cargo-fuzz`; runs on stable Rust without a sanitizer (`-s none`): a panic, an
+# abort or a hang (> 10 s) is a finding.
 #
 #   [LSMLAB=path/to/lsmlab] scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 set -euo pipefail
@@ -14,7 +16,7 @@ fi
 cd "$(dirname "$0")/.."
 secs=${1:-60}; shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(table log blob_file block small_decoders)
+[ ${#targets[@]} -gt 0 ] || targets=(table log blob_file block small_decoders plan ycsb_workload)
 command -v cargo-fuzz >/dev/null || { echo "fuzz.sh: install cargo-fuzz first: cargo install cargo-fuzz" >&2; exit 2; }
 bin=${LSMLAB:-}
 [ -n "$bin" ] || { cargo build --release -q -p lsmlab-cli; bin=target/release/lsmlab; }
@@ -29,6 +31,8 @@ for t in "${targets[@]}"; do
     table|block|small_decoders) for f in "$seed"/db/*.sst; do head -c 65536 "$f" > "fuzz/corpus/$t/$(basename "$f")"; done ;;
     log) cp "$seed"/db/*.log "$seed"/db/MANIFEST-* "fuzz/corpus/$t/" ;;
     blob_file) for f in "$seed"/db/*.blob; do head -c 65536 "$f" > "fuzz/corpus/$t/$(basename "$f")"; done ;;
+    plan) cp experiments/*.toml "fuzz/corpus/$t/" ;;
+    ycsb_workload) cp workloads/workload* "fuzz/corpus/$t/" ;;
   esac
 done
 for t in "${targets[@]}"; do

@@ -356,8 +356,9 @@ fn crash_loop(a: &StressArgs, cfg: &RunConfig) -> CliResult<Outcome> {
             out.violations += 1;
             println!("{what}: {line} (seed {})", a.seed);
         }
-        // The crashed database as the kill left it: every checksum and invariant holds.
-        let report = lsmlab::check::check_db(&a.db, Arc::new(PosixFs))?;
+        // The crashed database as the kill left it: every checksum and invariant holds, and
+        // open with this run's options (the reopen below) would accept it.
+        let report = lsmlab::check::check_db_with_options(&a.db, &options(cfg, a, false))?;
         for p in &report.problems {
             out.violations += 1;
             println!("{what}: CHECK {p} (seed {})", a.seed);

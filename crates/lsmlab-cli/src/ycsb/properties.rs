@@ -58,7 +58,12 @@ impl Properties {
                 .find(['=', ':'])
                 .or_else(|| line.find(char::is_whitespace));
             let (k, v) = match cut {
-                Some(i) => (&line[..i], &line[i + 1..]),
+                // The separator may be any whitespace, some of it wider than one byte (U+0085,
+                // U+3000): the value starts after the whole character.
+                Some(i) => {
+                    let width = line[i..].chars().next().map_or(1, char::len_utf8);
+                    (&line[..i], &line[i + width..])
+                }
                 None => (line, ""),
             };
             self.map.insert(k.trim().to_string(), v.trim().to_string());
@@ -152,6 +157,15 @@ impl Properties {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_ended_by_wide_whitespace_is_read_not_a_panic() {
+        // Found by the ycsb_workload fuzz target: U+0085 is whitespace two bytes wide.
+        let mut p = Properties::default();
+        p.load_str("recordcount\u{85}7\nfieldcount\u{3000}3\nrequestdistribut\u{85}\u{85}ian\n");
+        assert_eq!(p.u64("recordcount", 0).unwrap(), 7);
+        assert_eq!(p.u64("fieldcount", 0).unwrap(), 3);
+    }
 
     #[test]
     fn java_properties_syntax_and_overrides() {
