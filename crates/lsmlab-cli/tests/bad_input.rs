@@ -145,6 +145,24 @@ fn every_ycsb_property_with_absurd_values_loads_or_names_itself() {
     }
 }
 
+/// Found by fuzzing: Zipfian generators over 2^48 items (a `latest` distribution over the
+/// largest `recordcount`, a Zipfian scan length up to a huge `maxscanlength`) summed every item's
+/// term before the first operation. They are built in well under a second now.
+#[test]
+fn zipfian_generators_over_huge_counts_are_built_at_once() {
+    use lsmlab_cli::ycsb::properties::Properties;
+    use lsmlab_cli::ycsb::workload::CoreWorkload;
+    for text in [
+        "recordcount=281474976710656\nrequestdistribution=latest\noperationcount=1\n",
+        "recordcount=1000\nscanlengthdistribution=zipfian\nmaxscanlength=1777777777777772\n",
+        "recordcount=281474976710656\nrequestdistribution=zipfian\n",
+    ] {
+        let mut p = Properties::default();
+        p.load_str(text);
+        assert!(CoreWorkload::from_properties(&p).is_ok(), "{text}");
+    }
+}
+
 #[test]
 fn the_binary_never_exits_with_a_panic_on_bad_flags() {
     let dir = tempfile::tempdir().unwrap();
