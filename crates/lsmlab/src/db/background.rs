@@ -431,8 +431,9 @@ fn install_compaction(
     for f in &outcome.outputs {
         edit.added.push((spec.output_level, f.clone()));
     }
-    // Float-up: versions a snapshot still needs stay in the table's level.
-    let stay_level = spec.start_level();
+    // Float-up: versions a snapshot still needs stay in the floated table's level (its last
+    // input; the level-0 tables it merged with come first).
+    let stay_level = spec.inputs.last().map_or(spec.output_level, |i| i.level);
     for f in &outcome.stayed {
         edit.added.push((stay_level, f.clone()));
     }

@@ -20,8 +20,8 @@ pub const LAYOUT_PRESETS: [&str; 3] = ["leveldb", "wisckey", "fslsm"];
 /// Where a float-up may take a hot table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FloatTarget {
-    /// Always level 0 (the paper's default): the table needs no merge there, since level-0
-    /// tables may overlap and a get keeps the newest version it finds in level 0.
+    /// Always level 0 (the paper's default): the table is merged with the level-0 tables it
+    /// overlaps, which leave level 0 (docs/fslsm.md).
     #[default]
     Level0,
     /// Level 0 only when the paper's cost model, with its algebra corrected (docs/fslsm.md),
@@ -54,8 +54,9 @@ pub struct FslsmOptions {
     /// Where hot tables float to. Default: level 0.
     pub float_target: FloatTarget,
     /// A float-up that would have to read more than this many tables of the levels it
-    /// crosses (to drop the versions they shadow) is skipped: it would cost more I/O than the
-    /// reads it saves. Default: 25 (RocksDB's `max_compaction_bytes` in tables).
+    /// crosses below level 0 (to drop the versions they shadow) is skipped: it would cost more
+    /// I/O than the reads it saves. The level-0 tables it merges with are not counted.
+    /// Default: 25 (RocksDB's `max_compaction_bytes` in tables).
     pub max_float_overlap_files: usize,
     /// Device time of one page read, in microseconds (T_R of the cost model and of the
     /// device-time metric). Change it to model another device. Default: 50.

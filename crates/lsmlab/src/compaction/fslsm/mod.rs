@@ -104,14 +104,31 @@ impl FslsmPolicy {
                 self.skipped.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
+            // The level-0 tables the floated one overlaps are merged with it and leave level 0.
+            // One of them busy (a compaction of level 0 runs): the request waits.
+            let level0 = v.overlapping(0, Some(table.smallest_user()), Some(table.largest_user()));
+            if level0
+                .iter()
+                .any(|f| f.being_compacted.load(Ordering::Relaxed))
+            {
+                return None;
+            }
+            let mut inputs = Vec::with_capacity(2);
+            if !level0.is_empty() {
+                inputs.push(LevelInputs {
+                    level: 0,
+                    files: level0,
+                });
+            }
+            inputs.push(LevelInputs {
+                level,
+                files: vec![table.clone()],
+            });
             // Left pending until the float-up is installed (the table leaves `level`), so a
             // spec the engine cannot start now is offered again.
             return Some(CompactionSpec {
                 kind: CompactionKind::FloatUp,
-                inputs: vec![LevelInputs {
-                    level,
-                    files: vec![table.clone()],
-                }],
+                inputs,
                 output_level: 0,
                 trivial_move: false,
                 reason: "float-up",
