@@ -22,6 +22,8 @@ const LSMLAB_ONLY: &[&str] = &[
     "fslsm_max_float_overlap_files",
     "fslsm_device_read_micros",
     "fslsm_device_write_micros",
+    "max_files_for_level_base",
+    "compaction_victims",
 ];
 
 /// LevelDB 1.23's fixed shape (`db/dbformat.h`, `db/version_set.cc`).

@@ -17,6 +17,34 @@ pub enum Layout {
 /// The names [`Options::apply_layout_preset`] accepts.
 pub const LAYOUT_PRESETS: [&str; 3] = ["leveldb", "wisckey", "fslsm"];
 
+/// Which tables a level at or over its limit compacts into the next level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CompactionVictims {
+    /// RocksDB's choice: all of level 0; in a deeper level the table overlapping the next level
+    /// least relative to its size (`kMinOverlappingRatio`).
+    #[default]
+    MinOverlap,
+    /// The tables gets hit least, as the FSLSM study's three systems compact: in level 0 the
+    /// `max(count − trigger, 1)` coldest tables (plus the older level-0 tables overlapping
+    /// them, which must go with them); in a deeper level the coldest table, one a compaction
+    /// while the level is over. Hot tables stay high. Frequency is counted over
+    /// `fslsm.frequency_window` events, as FSLSM counts it.
+    LowestFrequency,
+}
+
+impl CompactionVictims {
+    /// Parses `overlap` or `frequency`.
+    pub fn parse(s: &str) -> Result<CompactionVictims> {
+        match s {
+            "overlap" | "min_overlap" => Ok(CompactionVictims::MinOverlap),
+            "frequency" | "lowest_frequency" => Ok(CompactionVictims::LowestFrequency),
+            other => Err(Error::InvalidArgument(format!(
+                "compaction_victims = {other:?}: allowed: overlap, frequency"
+            ))),
+        }
+    }
+}
+
 /// Where a float-up may take a hot table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FloatTarget {

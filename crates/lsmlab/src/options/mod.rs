@@ -5,7 +5,9 @@
 
 mod layout;
 
-pub use layout::{parse_increments, FloatTarget, FslsmOptions, Layout, LAYOUT_PRESETS};
+pub use layout::{
+    parse_increments, CompactionVictims, FloatTarget, FslsmOptions, Layout, LAYOUT_PRESETS,
+};
 
 use crate::env::{FileSystem, PosixFs};
 use crate::error::{Error, Result};
@@ -133,6 +135,17 @@ pub struct Options {
     /// database that grows and shrinks, or to compare with RocksDB ≥ 8.4, whose `Options`
     /// default it is. Default: false (db_bench's flag default, and LevelDB's shape).
     pub level_compaction_dynamic_level_bytes: bool,
+    /// When not 0, level limits count tables instead of bytes: level i ≥ 1 holds at most
+    /// `max_files_for_level_base · max_bytes_for_level_multiplier^(i − 1)` tables (with 10 and
+    /// 10: 10, 100, 1000, …; level 0 keeps `level0_file_num_compaction_trigger`), and
+    /// `max_bytes_for_level_base` is not used. Set it to run the shape of a study that counts
+    /// files (LevelDB's simulator, seed 003); not with `level_compaction_dynamic_level_bytes`.
+    /// Default: 0 (limits in bytes, RocksDB).
+    pub max_files_for_level_base: u64,
+    /// Which tables a level at or over its limit compacts: see [`CompactionVictims`]. Change it
+    /// to keep hot tables high (reads stop at them sooner), at the price of compacting tables
+    /// that may overlap the next level more. Default: `MinOverlap` (RocksDB).
+    pub compaction_victims: CompactionVictims,
     /// Size at which compaction output is cut into a new table. Default: 64 MiB.
     pub target_file_size_base: u64,
     /// Number of levels, including level 0. Default: 7.
@@ -238,6 +251,8 @@ impl Default for Options {
             max_bytes_for_level_base: 256 << 20,
             max_bytes_for_level_multiplier: 10.0,
             level_compaction_dynamic_level_bytes: false,
+            max_files_for_level_base: 0,
+            compaction_victims: CompactionVictims::MinOverlap,
             target_file_size_base: 64 << 20,
             num_levels: 7,
             max_background_jobs: 2,
@@ -455,6 +470,23 @@ impl Options {
                 self.blob_garbage_collection_force_threshold,
                 "must be in [0, 1]",
             ));
+        }
+        if self.max_files_for_level_base > 1_000_000 {
+            return Err(invalid(
+                "max_files_for_level_base",
+                self.max_files_for_level_base,
+                "must be in 0..=1000000 tables (0: limits in bytes)",
+            ));
+        }
+        if self.max_files_for_level_base > 0 && self.level_compaction_dynamic_level_bytes {
+            return Err(invalid(
+                "max_files_for_level_base",
+                self.max_files_for_level_base,
+                "must be 0 with level_compaction_dynamic_level_bytes, which sizes levels in bytes",
+            ));
+        }
+        if self.compaction_victims == CompactionVictims::LowestFrequency {
+            self.fslsm.validate()?;
         }
         if self.layout == Layout::Fslsm {
             self.fslsm.validate()?;

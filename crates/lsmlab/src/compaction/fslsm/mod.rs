@@ -13,16 +13,15 @@
 //! The policy only asks; the engine runs the float-up ([`super::run_float_up`]) in the
 //! background and never lets it change an answer.
 
-mod frequency;
 mod read_ratio;
 
+use super::frequency::Frequency;
 use super::{
     leveled, CompactionKind, CompactionSpec, LayoutPolicy, LayoutStatus, Level0Triggers,
     LevelInputs, LeveledPolicy,
 };
-use crate::options::{FloatTarget, FslsmOptions, Options};
+use crate::options::{CompactionVictims, FloatTarget, FslsmOptions, Options};
 use crate::version::{HitLocation, Version};
-use frequency::Frequency;
 use parking_lot::Mutex;
 use read_ratio::ReadRatio;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -152,6 +151,12 @@ impl LayoutPolicy for FslsmPolicy {
             )
     }
 
+    fn max_files_for_level(&self, opts: &Options, level: usize) -> u64 {
+        LeveledPolicy
+            .max_files_for_level(opts, level)
+            .saturating_add(self.stretch(level))
+    }
+
     fn level0_triggers(&self, opts: &Options) -> Level0Triggers {
         let s = usize::try_from(self.stretch(0)).unwrap_or(usize::MAX);
         let base = Level0Triggers::from_options(opts);
@@ -171,7 +176,13 @@ impl LayoutPolicy for FslsmPolicy {
                 return Some(spec);
             }
         }
-        leveled::pick(self, v, opts, leveled::IntraL0::Never).or_else(|| self.pick_float_up(v))
+        let picked = if opts.compaction_victims == CompactionVictims::LowestFrequency {
+            let freq = self.freq.lock();
+            leveled::pick(self, v, opts, leveled::IntraL0::Never, Some(&freq))
+        } else {
+            leveled::pick(self, v, opts, leveled::IntraL0::Never, None)
+        };
+        picked.or_else(|| self.pick_float_up(v))
     }
 
     fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {
