@@ -294,6 +294,9 @@ flags! {
     /// lsmlab: which tables a level over its limit compacts: overlap (RocksDB's least
     /// overlapping table; all of level 0) or frequency (the tables gets hit least).
     compaction_victims: String = "overlap".to_string();
+    /// lsmlab: a named tree shape (fslsm-study: the FSLSM study's simulator tree), applied
+    /// over the other flags; a flag it sets may not be given with it.
+    shape: String = String::new();
     /// lsmlab: write every figure of the run to this JSON file.
     json: String = String::new();
     /// lsmlab: the engine the benchmarks run on: lsmlab (this program's), rocksdb or leveldb

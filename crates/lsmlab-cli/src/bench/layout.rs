@@ -4,7 +4,7 @@
 use super::flags::{BenchFlags, SUPPORTED};
 use crate::error::{CliError, CliResult};
 use crate::suggest::closest;
-use lsmlab::options::{parse_increments, CompactionVictims, FloatTarget, LAYOUT_PRESETS};
+use lsmlab::options::{parse_increments, CompactionVictims, FloatTarget, LAYOUT_PRESETS, SHAPES};
 use lsmlab::Options;
 
 /// Bench flags that describe the benchmark, not the engine: `-p lsmlab.<name>` refuses them.
@@ -85,6 +85,13 @@ pub fn check(f: &BenchFlags) -> CliResult<()> {
             f.fslsm_float_target
         ))
     })?;
+    if !f.shape.is_empty() && !SHAPES.contains(&f.shape.as_str()) {
+        return Err(CliError::new(format!(
+            "--shape: invalid value {:?}: allowed: {}",
+            f.shape,
+            SHAPES.join(", ")
+        )));
+    }
     CompactionVictims::parse(&f.compaction_victims).map_err(|_| {
         CliError::new(format!(
             "--compaction_victims: invalid value {:?}: allowed: overlap, frequency",
@@ -118,6 +125,11 @@ pub fn apply(f: &BenchFlags, o: &mut Options) {
     }
     if let Ok(v) = CompactionVictims::parse(&f.compaction_victims) {
         o.compaction_victims = v;
+    }
+    if !f.shape.is_empty() {
+        // An unknown name was refused by `check`; the flags the shape sets may not be given
+        // with it (`engine::support::check`), so it overrides only their defaults.
+        let _ = o.apply_shape(&f.shape);
     }
     let p = &mut o.fslsm;
     p.read_ratio_window = f.fslsm_read_ratio_window;

@@ -4,10 +4,12 @@
 //! same name sets it), so a study's settings carry over unchanged.
 
 mod layout;
+mod shape;
 
 pub use layout::{
     parse_increments, CompactionVictims, FloatTarget, FslsmOptions, Layout, LAYOUT_PRESETS,
 };
+pub use shape::{SHAPES, SHAPE_FLAGS};
 
 use crate::env::{FileSystem, PosixFs};
 use crate::error::{Error, Result};
