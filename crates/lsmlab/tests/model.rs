@@ -150,6 +150,12 @@ fn configure(fs: &MemFs, config: u8) -> Options {
             o.fslsm.frequency_window = 50;
             o
         }
+        9 => Options {
+            // Background work done by the calling thread at fixed points.
+            deterministic_background: true,
+            target_file_size_base: 1024,
+            ..forced_fslsm_options(fs)
+        },
         _ => Options {
             // Bloom for flushes and level 1, Ribbon below; 3.5 bits to provoke false positives.
             filter: FilterOptions {
@@ -263,7 +269,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 128, max_shrink_iters: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400), config in 0u8..9) {
+    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400), config in 0u8..10) {
         run(ops, config);
     }
 

@@ -294,6 +294,9 @@ flags! {
     /// lsmlab: which tables a level over its limit compacts: overlap (RocksDB's least
     /// overlapping table; all of level 0) or frequency (the tables gets hit least).
     compaction_victims: String = "overlap".to_string();
+    /// lsmlab: flushes, compactions and float-ups done by the calling thread after each
+    /// operation instead of in background threads, so that repeats count the same.
+    deterministic_background: bool = false;
     /// lsmlab: a named tree shape (fslsm-study: the FSLSM study's simulator tree), applied
     /// over the other flags; a flag it sets may not be given with it.
     shape: String = String::new();
@@ -764,6 +767,7 @@ impl BenchFlags {
             blob_garbage_collection_age_cutoff: self.blob_garbage_collection_age_cutoff,
             blob_garbage_collection_force_threshold: self.blob_garbage_collection_force_threshold,
             max_files_for_level_base: self.max_files_for_level_base,
+            deterministic_background: self.deterministic_background,
             ..Options::default()
         };
         super::layout::apply(self, &mut o);

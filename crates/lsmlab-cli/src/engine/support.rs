@@ -25,6 +25,7 @@ const LSMLAB_ONLY: &[&str] = &[
     "max_files_for_level_base",
     "compaction_victims",
     "shape",
+    "deterministic_background",
 ];
 
 /// LevelDB 1.23's fixed shape (`db/dbformat.h`, `db/version_set.cc`).

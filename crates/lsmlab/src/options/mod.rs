@@ -191,6 +191,15 @@ pub struct Options {
     /// Record latency histograms (`rocksdb.db.get.micros`, …). Tickers are always counted.
     /// Default: false, since timing every operation costs two clock reads.
     pub statistics: bool,
+    /// Do flushes and compactions (and float-ups) in the thread that asked for them, at fixed
+    /// points — after each write, after a get that asked for a float-up, and where the engine
+    /// would otherwise wait for background work — instead of in background threads. A repeat of
+    /// the same single-threaded workload then repeats every counted figure exactly (files
+    /// checked, float-ups, amplification), which timing makes vary up to 2× between repeats of
+    /// concurrent runs. Writers are never slowed or stopped (they do the work themselves), and
+    /// a write that fills the memtable pays for its flush and compactions. For studies of
+    /// counted figures, not for throughput. Default: false (background threads, RocksDB).
+    pub deterministic_background: bool,
     /// Never compact automatically (flushes still happen). Default: false.
     pub disable_auto_compactions: bool,
     /// Key-value separation: flush and compaction write values of at least `min_blob_size`
@@ -266,6 +275,7 @@ impl Default for Options {
             filter: FilterOptions::default(),
             statistics: false,
             disable_auto_compactions: false,
+            deterministic_background: false,
             enable_blob_files: false,
             min_blob_size: 0,
             blob_file_size: 256 << 20,
