@@ -51,6 +51,8 @@ fn frequency_victims_keep_level0_populated_and_every_answer_right() {
     let (db, model, l0) = run(CompactionVictims::LowestFrequency);
     // Level 0 compacts at 4 tables, giving up the coldest only: 3 stay after each compaction.
     assert_eq!(l0, 3, "{}", db.property("rocksdb.sstables").unwrap());
+    let layout = db.property("lsmlab.layout").unwrap();
+    assert!(layout.contains("; L1 4 tables; L2 16 tables"), "{layout}");
     assert_eq!(scan(&db, &ReadOptions::default()), model);
     let rev: Vec<_> = model.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     assert_eq!(scan_reverse(&db, &ReadOptions::default()), rev);
