@@ -6,6 +6,10 @@
 #
 #   scripts/seed003-study.sh [--mixes "0 3 5 11"] [--presets "leveldb wisckey fslsm"]
 #                            [--records 50000] [--ops 300000] [--reps 1] [--out DIR] [--props "-p k=v ..."]
+#                            [--study-shape]
+#
+# --study-shape runs the study's own tree instead (`lsmlab.shape=fslsm-study`, docs/fslsm.md),
+# with the load settled before the run and scans as point gets, as the plan's paper scale.
 #
 # The tree is shaped as the seed's (docs/fslsm.md, "Tree shape"): 4 MiB memtables, tables of
 # 64 KiB, level 1 of 10 tables (640 KiB) and x10 per level, level-0 trigger 4; records of
@@ -21,6 +25,7 @@ ops=300000
 reps=1
 out=target/seed003
 extra=""
+study_shape=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --mixes) mixes=$2; shift 2 ;;
@@ -30,7 +35,8 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --props) extra=$2; shift 2 ;;
-    *) echo "seed003-study.sh: unknown argument $1 (allowed: --mixes \"LIST\", --presets \"LIST\", --records N, --ops N, --reps N, --out DIR, --props \"-p k=v ...\")" >&2; exit 2 ;;
+    --study-shape) study_shape=1; shift ;;
+    *) echo "seed003-study.sh: unknown argument $1 (allowed: --mixes \"LIST\", --presets \"LIST\", --records N, --ops N, --reps N, --out DIR, --props \"-p k=v ...\", --study-shape)" >&2; exit 2 ;;
   esac
 done
 cargo build --release -q -p lsmlab-cli
@@ -39,6 +45,10 @@ mkdir -p "$out"
 shape="-p fieldcount=10 -p fieldlength=120 -p lsmlab.write_buffer_size=4194304
   -p lsmlab.target_file_size_base=65536 -p lsmlab.max_bytes_for_level_base=655360
   -p lsmlab.level0_file_num_compaction_trigger=4"
+if [ "$study_shape" = 1 ]; then
+  shape="-p fieldcount=10 -p fieldlength=120 -p lsmlab.shape=fslsm-study -p lsmlab.settle=true
+  -p scanmethod=gets"
+fi
 for rep in $(seq 1 "$reps"); do
   for mix in $mixes; do
     # Alternate the order of the presets between repetitions, so that drift does not favour one.

@@ -119,6 +119,38 @@ fn fslsm_mixes_run_with_their_proportions() {
 }
 
 #[test]
+fn scans_as_gets_read_consecutive_key_numbers_and_seek_nothing() {
+    use lsmlab::Ticker;
+    let (_d, db) = loaded_db(500);
+    let stats = db.db().statistics();
+    let (gets0, seeks0) = (
+        stats.ticker(Ticker::NumberKeysRead),
+        stats.ticker(Ticker::NumberDbSeek),
+    );
+    // Scans of exactly 10 records from a key number at most 489 (records 0..500): 10 gets each.
+    let w = workload(
+        "fslsm-workload13",
+        &[
+            "recordcount=500",
+            "operationcount=50",
+            "scanmethod=gets",
+            "minscanlength=10",
+            "maxscanlength=10",
+            "requestdistribution=uniform",
+        ],
+    );
+    let r = run_phase(&db, &w, Phase::Run).unwrap();
+    assert_eq!(r.measurements.count(Op::Scan), 50);
+    let gets = stats.ticker(Ticker::NumberKeysRead) - gets0;
+    assert!((450..=500).contains(&gets), "{gets} gets");
+    assert_eq!(stats.ticker(Ticker::NumberDbSeek), seeks0);
+    let mut p = Properties::default();
+    p.set_pair("scanmethod=cursor").unwrap();
+    let e = CoreWorkload::from_properties(&p).err().unwrap().to_string();
+    assert!(e.contains("scanmethod"), "{e}");
+}
+
+#[test]
 fn command_line_parses_files_overrides_and_db() {
     let args: Vec<String> = [
         "run",

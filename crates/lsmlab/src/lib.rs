@@ -40,8 +40,8 @@ pub use batch::WriteBatch;
 pub use db::{Db, DbIterator, Snapshot};
 pub use error::{Error, Result};
 pub use options::{
-    Compression, FloatTarget, FslsmOptions, Layout, Options, ReadOptions, WalRecoveryMode,
-    WriteOptions,
+    CompactionVictims, Compression, FloatTarget, FslsmOptions, Layout, Options, ReadOptions,
+    WalRecoveryMode, WriteOptions,
 };
 pub use pinned::PinnedValue;
 pub use stats::{HistogramKind, Statistics, Ticker};

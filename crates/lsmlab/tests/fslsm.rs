@@ -424,3 +424,185 @@ fn writers_readers_snapshots_and_float_ups_at_once_agree_with_the_model() {
         assert_eq!(v, &value(i, ROUNDS, 40));
     }
 }
+
+/// One table as `rocksdb.sstables` lists it.
+#[derive(Debug, Clone, PartialEq)]
+struct Table {
+    level: usize,
+    number: u64,
+    seqs: (u64, u64),
+    range: (Vec<u8>, Vec<u8>),
+}
+
+impl Table {
+    fn contains(&self, k: &[u8]) -> bool {
+        self.range.0.as_slice() <= k && k <= self.range.1.as_slice()
+    }
+    fn overlaps(&self, other: &Table) -> bool {
+        self.range.0 <= other.range.1 && other.range.0 <= self.range.1
+    }
+}
+
+/// Every table of the database, from `rocksdb.sstables` (keys here are printable).
+fn tables(db: &Db) -> Vec<Table> {
+    let text = db.property("rocksdb.sstables").unwrap();
+    let mut level = 0;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if let Some(l) = line.strip_prefix("--- level ") {
+            level = l.trim_end_matches(" ---").parse().unwrap();
+            continue;
+        }
+        // " number:size[lo .. hi]['smallest' .. 'largest']"
+        let (number, rest) = line.trim().split_once(':').unwrap();
+        let (seqs, keys) = rest.split_once("][").unwrap();
+        let (lo, hi) = seqs.split_once('[').unwrap().1.split_once(" .. ").unwrap();
+        let (a, b) = keys.trim_end_matches(']').split_once(" .. ").unwrap();
+        let unquote = |s: &str| s.trim_matches('\'').as_bytes().to_vec();
+        out.push(Table {
+            level,
+            number: number.parse().unwrap(),
+            seqs: (lo.parse().unwrap(), hi.parse().unwrap()),
+            range: (unquote(a), unquote(b)),
+        });
+    }
+    out
+}
+
+/// Gets `k` until a float-up ran; returns the tables before it.
+fn float_by_getting(db: &Db, k: u32) -> Vec<Table> {
+    let before_floats = db.statistics().ticker(Ticker::FloatUps);
+    let before = tables(db);
+    for _ in 0..20 {
+        db.get(&key(k)).unwrap();
+        db.wait_for_background_work().unwrap();
+        if db.statistics().ticker(Ticker::FloatUps) > before_floats {
+            assert_eq!(
+                db.statistics().ticker(Ticker::FloatUps),
+                before_floats + 1,
+                "one get, one float-up"
+            );
+            return before;
+        }
+    }
+    panic!(
+        "no float-up of the table holding key {k}:\n{}\n{}",
+        db.property("rocksdb.sstables").unwrap(),
+        db.property("lsmlab.layout").unwrap()
+    );
+}
+
+#[test]
+fn a_float_up_merges_with_the_level0_tables_it_overlaps_and_no_read_sees_an_older_version() {
+    let fs = MemFs::new();
+    let opts = forced_fslsm_options(&fs);
+    let (db, mut model, snap, _) = deep_tree(opts.clone());
+    drop(snap);
+    db.close().unwrap();
+    // From here on only float-ups run: level 0 never reaches its trigger, level 1 never its
+    // target, and one memtable holds each round of writes.
+    let opts = Options {
+        level0_file_num_compaction_trigger: 64,
+        level0_slowdown_writes_trigger: 80,
+        level0_stop_writes_trigger: 100,
+        max_bytes_for_level_base: 1 << 30,
+        write_buffer_size: 1 << 20,
+        ..opts
+    };
+    let db = Db::open(DIR, opts).unwrap();
+    // Newer versions of every 7th key, flushed: one level-0 table over the whole key range.
+    for k in (0..KEYS).step_by(7) {
+        let v = value(k, 10, 25);
+        db.put(&key(k), &v).unwrap();
+        model.insert(key(k), v);
+    }
+    db.flush().unwrap();
+    // k1 is found in level 1 (every 5th key was overwritten there), not in level 0; k2, next
+    // to it, only in the deepest level, within the range of k1's level-1 table.
+    let t = tables(&db);
+    let (k1, t1) = (0..KEYS)
+        .filter(|k| k % 5 == 0 && k % 7 != 0 && k % 50 != 3)
+        .find_map(|k| {
+            let t1 = t
+                .iter()
+                .find(|x| x.level == 1 && x.contains(&key(k)))?
+                .clone();
+            (t1.contains(&key(k + 1)) && (k + 1) % 7 != 0 && (k + 1) % 50 != 3).then_some((k, t1))
+        })
+        .expect("a level-1 table holding k and k + 1's range");
+    let k2 = k1 + 1;
+    let before = float_by_getting(&db, k1);
+    let after = tables(&db);
+    assert!(
+        !after.iter().any(|x| x.number == t1.number),
+        "the floated table left level 1"
+    );
+    let l0_before: Vec<_> = before.iter().filter(|x| x.level == 0).collect();
+    assert!(!l0_before.is_empty());
+    for x in &l0_before {
+        assert_eq!(
+            !after.iter().any(|y| y.number == x.number),
+            x.overlaps(&t1),
+            "level-0 table {} left level 0 exactly if it overlaps the floated table",
+            x.number
+        );
+    }
+    let snap = db.snapshot();
+    let snap_model = model.clone();
+    // Newer versions again, some of k2's neighbours among them, and a deletion.
+    for k in (k1.saturating_sub(30)..k1 + 30)
+        .step_by(3)
+        .filter(|&k| k != k2)
+    {
+        let v = value(k, 11, 35);
+        db.put(&key(k), &v).unwrap();
+        model.insert(key(k), v);
+    }
+    db.delete(&key(k2 + 2)).unwrap();
+    model.remove(&key(k2 + 2));
+    db.flush().unwrap();
+    // The deep table of k2 meets level-0 tables holding both versions older than the newest
+    // flush (the level-1 entries floated above) and versions newer than its own.
+    let t = tables(&db);
+    let t2 = t
+        .iter()
+        .find(|x| x.level >= 2 && x.contains(&key(k2)))
+        .expect("k2 in a deep table")
+        .clone();
+    let met: Vec<&Table> = t
+        .iter()
+        .filter(|x| x.level == 0 && x.overlaps(&t2))
+        .collect();
+    let newest = t
+        .iter()
+        .filter(|x| x.level == 0)
+        .max_by_key(|x| x.seqs.1)
+        .unwrap();
+    assert!(
+        met.contains(&newest) && met.iter().any(|x| x.seqs.1 < newest.seqs.0),
+        "the deep table should meet the newest flush and older level-0 tables: {met:?}"
+    );
+    assert!(met.iter().all(|x| x.seqs.1 > t2.seqs.1));
+    let before = float_by_getting(&db, k2);
+    assert_eq!(before, t, "nothing else changed the tree");
+    let after = tables(&db);
+    for x in &met {
+        assert!(
+            !after.iter().any(|y| y.number == x.number),
+            "level-0 table {} overlapping the floated table is still there",
+            x.number
+        );
+    }
+    assert!(!after.iter().any(|x| x.number == t2.number));
+    // Level 0 lost the tables met and gained the merged ones, cut at the table size.
+    let l0_after = after.iter().filter(|x| x.level == 0).count();
+    let l0_kept = t.iter().filter(|x| x.level == 0).count() - met.len();
+    assert!(
+        l0_after > l0_kept,
+        "{l0_after} level-0 tables, {l0_kept} untouched"
+    );
+    check_all(&db, &model, Some((&snap, &snap_model)));
+    drop(snap);
+    read_everything(&db);
+    check_all(&db, &model, None);
+}

@@ -288,6 +288,18 @@ flags! {
     fslsm_device_read_micros: f64 = 50.0;
     /// lsmlab: device time of a page write in microseconds (T_W).
     fslsm_device_write_micros: f64 = 200.0;
+    /// lsmlab: level limits in tables when not 0: level i >= 1 holds this many tables times
+    /// --max_bytes_for_level_multiplier^(i-1) (10: 10, 100, 1000, ...); 0: limits in bytes.
+    max_files_for_level_base: u64 = 0;
+    /// lsmlab: which tables a level over its limit compacts: overlap (RocksDB's least
+    /// overlapping table; all of level 0) or frequency (the tables gets hit least).
+    compaction_victims: String = "overlap".to_string();
+    /// lsmlab: flushes, compactions and float-ups done by the calling thread after each
+    /// operation instead of in background threads, so that repeats count the same.
+    deterministic_background: bool = false;
+    /// lsmlab: a named tree shape (fslsm-study: the FSLSM study's simulator tree), applied
+    /// over the other flags; a flag it sets may not be given with it.
+    shape: String = String::new();
     /// lsmlab: write every figure of the run to this JSON file.
     json: String = String::new();
     /// lsmlab: the engine the benchmarks run on: lsmlab (this program's), rocksdb or leveldb
@@ -754,6 +766,8 @@ impl BenchFlags {
             enable_blob_garbage_collection: self.enable_blob_garbage_collection,
             blob_garbage_collection_age_cutoff: self.blob_garbage_collection_age_cutoff,
             blob_garbage_collection_force_threshold: self.blob_garbage_collection_force_threshold,
+            max_files_for_level_base: self.max_files_for_level_base,
+            deterministic_background: self.deterministic_background,
             ..Options::default()
         };
         super::layout::apply(self, &mut o);

@@ -4,7 +4,7 @@
 use super::flags::{BenchFlags, SUPPORTED};
 use crate::error::{CliError, CliResult};
 use crate::suggest::closest;
-use lsmlab::options::{parse_increments, FloatTarget, LAYOUT_PRESETS};
+use lsmlab::options::{parse_increments, CompactionVictims, FloatTarget, LAYOUT_PRESETS, SHAPES};
 use lsmlab::Options;
 
 /// Bench flags that describe the benchmark, not the engine: `-p lsmlab.<name>` refuses them.
@@ -85,6 +85,19 @@ pub fn check(f: &BenchFlags) -> CliResult<()> {
             f.fslsm_float_target
         ))
     })?;
+    if !f.shape.is_empty() && !SHAPES.contains(&f.shape.as_str()) {
+        return Err(CliError::new(format!(
+            "--shape: invalid value {:?}: allowed: {}",
+            f.shape,
+            SHAPES.join(", ")
+        )));
+    }
+    CompactionVictims::parse(&f.compaction_victims).map_err(|_| {
+        CliError::new(format!(
+            "--compaction_victims: invalid value {:?}: allowed: overlap, frequency",
+            f.compaction_victims
+        ))
+    })?;
     // Checked whatever the layout, so that a bad value is never silently carried along.
     let mut o = Options::default();
     apply(f, &mut o);
@@ -109,6 +122,14 @@ pub fn apply(f: &BenchFlags, o: &mut Options) {
     if !f.layout.is_empty() {
         // An unknown name leaves the options as the other flags set them.
         let _ = o.apply_layout_preset(&f.layout);
+    }
+    if let Ok(v) = CompactionVictims::parse(&f.compaction_victims) {
+        o.compaction_victims = v;
+    }
+    if !f.shape.is_empty() {
+        // An unknown name was refused by `check`; the flags the shape sets may not be given
+        // with it (`engine::support::check`), so it overrides only their defaults.
+        let _ = o.apply_shape(&f.shape);
     }
     let p = &mut o.fslsm;
     p.read_ratio_window = f.fslsm_read_ratio_window;
@@ -146,6 +167,15 @@ mod tests {
         assert_eq!(o.fslsm.stretch_increments, vec![4, 2]);
         f.set_raw("layout", "leveldb").unwrap();
         assert!(!f.options().enable_blob_files);
+        // Victims and limits in tables reach the engine under any layout.
+        f.set_raw("compaction_victims", "frequency").unwrap();
+        f.set_raw("max_files_for_level_base", "10").unwrap();
+        check(&f).unwrap();
+        let o = f.options();
+        assert_eq!(
+            (o.compaction_victims, o.max_files_for_level_base),
+            (lsmlab::CompactionVictims::LowestFrequency, 10)
+        );
     }
 
     #[test]
@@ -154,6 +184,7 @@ mod tests {
             ("layout", "rocks"),
             ("fslsm_stretch_increments", "20,x"),
             ("fslsm_float_target", "level3"),
+            ("compaction_victims", "hottest"),
         ] {
             let mut f = BenchFlags::default();
             f.set_raw(name, raw).unwrap();

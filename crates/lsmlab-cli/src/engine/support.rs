@@ -22,6 +22,10 @@ const LSMLAB_ONLY: &[&str] = &[
     "fslsm_max_float_overlap_files",
     "fslsm_device_read_micros",
     "fslsm_device_write_micros",
+    "max_files_for_level_base",
+    "compaction_victims",
+    "shape",
+    "deterministic_background",
 ];
 
 /// LevelDB 1.23's fixed shape (`db/dbformat.h`, `db/version_set.cc`).
@@ -33,6 +37,20 @@ pub const LEVELDB_LEVEL1_BYTES: u64 = 10 * 1_048_576;
 
 /// The first flag in `explicit` that `kind` cannot honour with the value in `flags`.
 pub fn check(kind: EngineKind, flags: &BenchFlags, explicit: &[String]) -> Result<(), Refusal> {
+    if !flags.shape.is_empty() {
+        if let Some(name) = explicit
+            .iter()
+            .find(|n| lsmlab::options::SHAPE_FLAGS.contains(&n.as_str()))
+        {
+            return Err((
+                name.clone(),
+                format!(
+                    "set by shape {} as well, give one or the other",
+                    flags.shape
+                ),
+            ));
+        }
+    }
     for name in explicit {
         let why = match kind {
             EngineKind::Lsmlab => None,

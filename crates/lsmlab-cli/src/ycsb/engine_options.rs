@@ -11,7 +11,7 @@ use lsmlab::Options;
 pub const PREFIX: &str = "lsmlab.";
 
 /// `lsmlab.*` properties that belong to the driver, not the engine.
-const DRIVER: &[&str] = &["lsmlab.seed"];
+const DRIVER: &[&str] = &["lsmlab.seed", "lsmlab.settle"];
 
 /// True if `key` sets an engine option (so it is not a CoreWorkload property).
 pub fn is_engine_property(key: &str) -> bool {
@@ -95,6 +95,30 @@ mod tests {
         assert!(o.enable_blob_files);
         let d = options(&props(&[])).unwrap();
         assert_eq!(d.delayed_write_rate, Options::default().delayed_write_rate);
+    }
+
+    #[test]
+    fn a_shape_sets_its_tree_and_refuses_a_field_given_with_it() {
+        let o = options(&props(&["layout=fslsm", "lsmlab.shape=fslsm-study"])).unwrap();
+        assert_eq!(
+            (o.write_buffer_size, o.target_file_size_base, o.block_size),
+            (4 << 20, 8192, 512)
+        );
+        assert_eq!(o.max_files_for_level_base, 10);
+        assert_eq!(o.layout, Layout::Fslsm);
+        let (f, set) = flags(&props(&[
+            "lsmlab.shape=fslsm-study",
+            "lsmlab.block_size=4096",
+        ]))
+        .unwrap();
+        let (name, why) =
+            crate::engine::support::check(crate::engine::EngineKind::Lsmlab, &f, &set).unwrap_err();
+        assert_eq!(name, "block_size");
+        assert!(why.contains("fslsm-study"), "{why}");
+        let e = options(&props(&["lsmlab.shape=tiny"]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("-p lsmlab.shape: invalid value"), "{e}");
     }
 
     #[test]

@@ -299,8 +299,23 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
             }
         })?;
     eprintln!("lsmlab ycsb: engine {}", args.engine.describe());
+    let settle = match args.props.get("lsmlab.settle") {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            return Err(CliError::new(format!(
+                "-p lsmlab.settle: invalid value {other:?}: allowed: true, false"
+            )))
+        }
+    };
     let before = db.snapshot();
     let result = run_phase(db.as_ref(), &w, args.phase)?;
+    if settle && args.phase == Phase::Load {
+        // The load's background work belongs to the load: the run starts from a tree with
+        // nothing left to flush or compact.
+        db.flush()?;
+        db.wait_for_background_work()?;
+    }
     let io = |e: std::io::Error| CliError::new(format!("writing output: {e}"));
     write!(
         out,

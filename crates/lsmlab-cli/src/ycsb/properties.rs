@@ -31,6 +31,7 @@ pub const KNOWN: &[&str] = &[
     "minscanlength",
     "maxscanlength",
     "scanlengthdistribution",
+    "scanmethod",
     "insertorder",
     "zeropadding",
     "hotspotdatafraction",

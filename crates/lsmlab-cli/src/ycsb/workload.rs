@@ -87,6 +87,9 @@ pub struct CoreWorkload {
     ops: Discrete<Op>,
     key_chooser: KeyChooser,
     scan_length: ScanLength,
+    /// `scanmethod=gets`: a scan is point gets on consecutive key numbers (the FSLSM study's
+    /// scan), not an iterator.
+    scan_gets: bool,
     /// Key numbers of the load phase.
     key_sequence: Counter,
     /// Key numbers of the run phase's inserts.
@@ -145,6 +148,7 @@ impl CoreWorkload {
             )));
         }
         let scan_dist = p.choice("scanlengthdistribution", "uniform", &["uniform", "zipfian"])?;
+        let scan_gets = p.choice("scanmethod", "iterator", &["iterator", "gets"])? == "gets";
         let order = p.choice("insertorder", "hashed", &["hashed", "ordered"])?;
         let zero_padding = p.u64("zeropadding", 1)? as usize;
         let hot_set = p.f64_in("hotspotdatafraction", 0.2, 0.0, 1.0)?;
@@ -203,6 +207,7 @@ impl CoreWorkload {
             ops,
             key_chooser,
             scan_length,
+            scan_gets,
             key_sequence: Counter::new(insert_start),
             insert_sequence: AcknowledgedCounter::new(record_count),
         })
@@ -371,6 +376,30 @@ impl Client<'_> {
                 let r = self.put(Op::Insert, &key);
                 self.w.insert_sequence.acknowledge(keynum);
                 r
+            }
+            Op::Scan if self.w.scan_gets => {
+                let first = self.next_keynum();
+                let len = match &mut self.scan {
+                    ScanLength::Uniform(u) => u.next(&mut self.rng),
+                    ScanLength::Zipfian(z) => z.next(&mut self.rng),
+                };
+                // Up to `len` records from the chosen one on, by key number (the keys are
+                // hashed, so not in key order), each a point get; numbers past the last
+                // record are not asked.
+                let end = self.w.insert_sequence.acknowledged_end();
+                let last = first.saturating_add(len).min(end);
+                self.timed(Op::Scan, |c| {
+                    for keynum in first..last {
+                        let key = c.key(keynum);
+                        let found =
+                            c.db.get(key.as_bytes(), &mut c.read_buf)
+                                .map_err(|e| engine(Op::Scan, e))?;
+                        if found {
+                            c.bytes_returned += (key.len() + c.read_buf.len()) as u64;
+                        }
+                    }
+                    Ok(((), "OK"))
+                })
             }
             Op::Scan => {
                 let key = self.next_key();

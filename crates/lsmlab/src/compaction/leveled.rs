@@ -4,13 +4,20 @@
 //! `level_compaction_dynamic_level_bytes`, the targets of `dynamic_levels.rs`, level 0
 //! compacting into the base level.
 //!
+//! Two options change the picker for any layout: `max_files_for_level_base` counts level i ≥ 1's
+//! limit in tables instead of bytes, and `compaction_victims = LowestFrequency` compacts the
+//! tables gets hit least ([`FrequencyLeveledPolicy`], `pick_level0_by_frequency`,
+//! `pick_level_by_frequency`) instead of the one overlapping the next level least.
+//!
 //! The picker reads the limits through [`LayoutPolicy`], so a policy that moves the limits at
 //! run time (FSLSM's stretch) reuses it unchanged.
 
 use super::dynamic_levels::{level_targets, LevelTargets};
+use super::frequency::Frequency;
 use super::{CompactionKind, CompactionSpec, LayoutPolicy, LevelInputs};
 use crate::options::Options;
-use crate::version::{FileMeta, Version};
+use crate::version::{FileMeta, HitLocation, Version};
+use parking_lot::Mutex;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -57,17 +64,33 @@ fn key_range(files: &[Arc<FileMeta>]) -> (Vec<u8>, Vec<u8>) {
     (lo.to_vec(), hi.to_vec())
 }
 
-/// The leveled pick under `limits`' current limits.
+/// The leveled pick under `limits`' current limits. With `freq`, victims are chosen by access
+/// frequency (`compaction_victims = LowestFrequency`), else by overlap.
 pub(crate) fn pick(
     limits: &dyn LayoutPolicy,
     v: &Version,
     opts: &Options,
     intra_l0: IntraL0,
+    freq: Option<&Frequency>,
 ) -> Option<CompactionSpec> {
     let scores = scores(limits, v, opts);
     let base_level = limits.level_targets(v, opts).base_level;
     let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    if let Some(freq) = freq {
+        return order.into_iter().find_map(|level| {
+            if level == 0 {
+                pick_level0_by_frequency(limits, v, opts, base_level, freq).or_else(|| {
+                    match intra_l0 {
+                        IntraL0::Allowed => pick_intra_level0(limits, v, opts),
+                        IntraL0::Never => None,
+                    }
+                })
+            } else {
+                pick_level_by_frequency(v, level, freq)
+            }
+        });
+    }
     // A trivial move writes nothing and leaves its level smaller for the compactions into
     // it that follow (level 0 into level 1 rewrites all of level 1 it overlaps): do any
     // that is due before the most urgent rewrite.
@@ -91,6 +114,129 @@ pub(crate) fn pick(
             LeveledPolicy.pick_level(v, level, opts)
         }
     })
+}
+
+/// Level 0 at or over its trigger, victims by frequency: up to `max(count − trigger, 1)` tables,
+/// the ones gets hit least first (the oldest first among equals).
+///
+/// A level-0 table may leave only together with every level-0 table that overlaps it and holds
+/// a version not newer than its newest (its *closure*): a table left behind must hold only
+/// versions newer than those moved below it, or a get would stop at the older one. Victims are
+/// therefore taken coldest first as long as their closure stays within the count; among
+/// full-range flushes only the oldest goes alone, so level 0 keeps the newest flushes, while
+/// narrow tables (FSLSM's floated ones) go by frequency. If no closure fits, the smallest goes.
+fn pick_level0_by_frequency(
+    limits: &dyn LayoutPolicy,
+    v: &Version,
+    opts: &Options,
+    base_level: usize,
+    freq: &Frequency,
+) -> Option<CompactionSpec> {
+    let files = &v.levels[0];
+    if files.is_empty() || busy(files) {
+        return None;
+    }
+    let trigger = limits.level0_triggers(opts).compaction;
+    let excess = files.len().saturating_sub(trigger).max(1);
+    let mut order: Vec<&Arc<FileMeta>> = files.iter().collect();
+    order.sort_by_key(|f| (freq.of(f.number), f.largest_seq, f.number));
+    let closure = |mut set: Vec<Arc<FileMeta>>| -> Vec<Arc<FileMeta>> {
+        loop {
+            let more: Vec<Arc<FileMeta>> = files
+                .iter()
+                .filter(|f| !set.iter().any(|c| c.number == f.number))
+                .filter(|f| {
+                    set.iter().any(|c| {
+                        f.overlaps(Some(c.smallest_user()), Some(c.largest_user()))
+                            && f.smallest_seq <= c.largest_seq
+                    })
+                })
+                .cloned()
+                .collect();
+            if more.is_empty() {
+                return set;
+            }
+            set.extend(more);
+        }
+    };
+    let mut chosen: Vec<Arc<FileMeta>> = Vec::new();
+    for f in &order {
+        if chosen.len() >= excess {
+            break;
+        }
+        if chosen.iter().any(|c| c.number == f.number) {
+            continue;
+        }
+        let mut trial = chosen.clone();
+        trial.push((*f).clone());
+        let trial = closure(trial);
+        if trial.len() <= excess {
+            chosen = trial;
+        }
+    }
+    if chosen.is_empty() {
+        chosen = order
+            .iter()
+            .map(|f| closure(vec![(*f).clone()]))
+            .min_by_key(|c| c.len())?;
+    }
+    // Level 0's order (newest first), as the other level-0 picks give it.
+    chosen.sort_by(|a, b| {
+        b.largest_seq
+            .cmp(&a.largest_seq)
+            .then(b.number.cmp(&a.number))
+    });
+    let (lo, hi) = key_range(&chosen);
+    let below = v.overlapping(base_level, Some(&lo), Some(&hi));
+    if busy(&below) {
+        return None;
+    }
+    let trivial = chosen.len() == 1 && below.is_empty();
+    let mut spec = CompactionSpec::two_levels(
+        CompactionKind::Size,
+        0,
+        base_level,
+        chosen,
+        below,
+        "L0 file count (coldest tables)",
+    );
+    spec.trivial_move = trivial;
+    Some(spec)
+}
+
+/// Level `level` ≥ 1 at or over its limit, victims by frequency: the table gets hit least (the
+/// oldest first among equals) whose overlapping tables below are free, with those tables. One
+/// table a compaction: the next pick takes the next coldest while the level is still over, so
+/// that outputs never span a gap between two victims where an untouched table lies below.
+fn pick_level_by_frequency(v: &Version, level: usize, freq: &Frequency) -> Option<CompactionSpec> {
+    let (victim, below) = v.levels[level]
+        .iter()
+        .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
+        .filter_map(|f| {
+            let below = v.overlapping(level + 1, Some(f.smallest_user()), Some(f.largest_user()));
+            (!busy(&below)).then_some((f, below))
+        })
+        .min_by_key(|(f, _)| (freq.of(f.number), f.number))?;
+    if below.is_empty() {
+        return Some(CompactionSpec {
+            kind: CompactionKind::Size,
+            inputs: vec![LevelInputs {
+                level,
+                files: vec![victim.clone()],
+            }],
+            output_level: level + 1,
+            trivial_move: true,
+            reason: "level size, coldest table (move)",
+        });
+    }
+    Some(CompactionSpec::two_levels(
+        CompactionKind::Size,
+        level,
+        level + 1,
+        vec![victim.clone()],
+        below,
+        "level size, coldest table",
+    ))
 }
 
 /// With level 0 unable to compact into the base level (a compaction of another thread holds
@@ -167,6 +313,12 @@ pub(crate) fn scores(limits: &dyn LayoutPolicy, v: &Version, opts: &Options) -> 
                 n as f64 / l0_trigger as f64
             } else if l == last {
                 0.0 // the last level has nowhere to go
+            } else if opts.max_files_for_level_base > 0 {
+                let n = v.levels[l]
+                    .iter()
+                    .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
+                    .count();
+                n as f64 / limits.max_files_for_level(opts, l).max(1) as f64
             } else {
                 let bytes: u64 = v.levels[l]
                     .iter()
@@ -339,6 +491,55 @@ impl LayoutPolicy for LeveledPolicy {
     }
 
     fn pick_compaction(&self, v: &Version, opts: &Options) -> Option<CompactionSpec> {
-        pick(self, v, opts, IntraL0::Allowed)
+        pick(self, v, opts, IntraL0::Allowed, None)
+    }
+}
+
+/// Leveled compaction whose victims are the tables gets hit least
+/// (`compaction_victims = LowestFrequency`): it counts each table's access frequency as FSLSM
+/// does (`fslsm.frequency_window` events, an event being a get that found its key in the table
+/// or the table's creation). Limits are [`LeveledPolicy`]'s.
+pub struct FrequencyLeveledPolicy {
+    freq: Mutex<Frequency>,
+}
+
+impl FrequencyLeveledPolicy {
+    /// A policy counting frequencies over `window` events.
+    pub fn new(window: usize) -> FrequencyLeveledPolicy {
+        FrequencyLeveledPolicy {
+            freq: Mutex::new(Frequency::new(window)),
+        }
+    }
+}
+
+impl LayoutPolicy for FrequencyLeveledPolicy {
+    fn name(&self) -> &'static str {
+        "leveled"
+    }
+
+    fn max_bytes_for_level(&self, opts: &Options, level: usize) -> u64 {
+        LeveledPolicy.max_bytes_for_level(opts, level)
+    }
+
+    fn level_targets(&self, v: &Version, opts: &Options) -> LevelTargets {
+        LeveledPolicy.level_targets(v, opts)
+    }
+
+    fn pick_compaction(&self, v: &Version, opts: &Options) -> Option<CompactionSpec> {
+        let freq = self.freq.lock();
+        pick(self, v, opts, IntraL0::Allowed, Some(&freq))
+    }
+
+    fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {
+        scores(self, v, opts)
+    }
+
+    fn on_get_hit(&self, hit: HitLocation, _v: &Version) -> bool {
+        self.freq.lock().event(hit.file);
+        false
+    }
+
+    fn on_table_created(&self, _level: usize, number: u64) {
+        self.freq.lock().event(number);
     }
 }

@@ -8,6 +8,7 @@ mod blob_gc;
 mod blobs;
 pub mod dynamic_levels;
 mod float_up;
+mod frequency;
 mod fslsm;
 mod job;
 mod leveled;
@@ -21,10 +22,10 @@ pub use dynamic_levels::LevelTargets;
 pub use float_up::{run_float_up, FloatUpParams};
 pub use fslsm::FslsmPolicy;
 pub use job::{run_compaction, CompactionOutcome, CompactionParams};
-pub use leveled::LeveledPolicy;
+pub use leveled::{FrequencyLeveledPolicy, LeveledPolicy};
 pub(crate) use shadow::Shadowing;
 
-use crate::options::{Layout, Options};
+use crate::options::{CompactionVictims, Layout, Options};
 use crate::version::{FileMeta, HitLocation, Version};
 use std::sync::Arc;
 
@@ -222,6 +223,15 @@ pub trait LayoutPolicy: Send + Sync {
                 .collect(),
         }
     }
+    /// Limit of `level` (≥ 1) in tables now, when `max_files_for_level_base` counts limits in
+    /// tables: `max_files_for_level_base · max_bytes_for_level_multiplier^(level − 1)`.
+    fn max_files_for_level(&self, opts: &Options, level: usize) -> u64 {
+        let mut files = opts.max_files_for_level_base as f64;
+        for _ in 1..level {
+            files *= opts.max_bytes_for_level_multiplier;
+        }
+        files.min(u64::MAX as f64) as u64
+    }
     /// Level 0's triggers now; writers read them on every write, so keep this cheap.
     fn level0_triggers(&self, opts: &Options) -> Level0Triggers {
         Level0Triggers::from_options(opts)
@@ -250,8 +260,11 @@ pub trait LayoutPolicy: Send + Sync {
 
 /// The policy `opts.layout` names.
 pub fn policy_for(opts: &Options) -> Box<dyn LayoutPolicy> {
-    match opts.layout {
-        Layout::Leveled => Box::new(LeveledPolicy),
-        Layout::Fslsm => Box::new(FslsmPolicy::new(&opts.fslsm, opts.num_levels)),
+    match (opts.layout, opts.compaction_victims) {
+        (Layout::Leveled, CompactionVictims::MinOverlap) => Box::new(LeveledPolicy),
+        (Layout::Leveled, CompactionVictims::LowestFrequency) => {
+            Box::new(FrequencyLeveledPolicy::new(opts.fslsm.frequency_window))
+        }
+        (Layout::Fslsm, _) => Box::new(FslsmPolicy::new(&opts.fslsm, opts.num_levels)),
     }
 }

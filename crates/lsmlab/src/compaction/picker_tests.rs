@@ -9,7 +9,8 @@
 //! - `layout leveldb|wisckey|fslsm` sets the policy (a preset name);
 //! - `set <name>=<value>` sets an option: `l0_trigger`, `l0_slowdown`, `l0_stop`,
 //!   `level_base`, `target_file_size`, `gamma`, `read_ratio_window`, `frequency_window`,
-//!   `stretch` (comma-separated), `max_float_overlap_files`, `float_target`;
+//!   `stretch` (comma-separated), `max_float_overlap_files`, `float_target`, `level_files`
+//!   (`max_files_for_level_base`: limits in tables), `victims` (`overlap` or `frequency`);
 //! - `L<n> <number> <smallest>-<largest> [size=<bytes>] [seq=<lo>-<hi>] [busy]` adds a table
 //!   (the policy hears of its creation);
 //! - `reads <n>` / `writes <n>`: operations for the read ratio;
@@ -22,7 +23,7 @@ use super::{policy_for, CompactionSpec, LayoutPolicy};
 use crate::blob::BlobCache;
 use crate::env::{Env, MemFs};
 use crate::key::{make_internal_key, ValueKind};
-use crate::options::{parse_increments, FloatTarget, Options};
+use crate::options::{parse_increments, CompactionVictims, FloatTarget, Options};
 use crate::stats::Statistics;
 use crate::table_cache::TableCache;
 use crate::version::{FileReaper, HitLocation, NewFile, Version, VersionEdit};
@@ -156,6 +157,11 @@ fn set(case: &mut Case, line: usize, kv: &str) {
         "stretch" => {
             case.opts.fslsm.stretch_increments =
                 parse_increments(v).unwrap_or_else(|e| case.fail(line, e.to_string()))
+        }
+        "level_files" => case.opts.max_files_for_level_base = num(case),
+        "victims" => {
+            case.opts.compaction_victims =
+                CompactionVictims::parse(v).unwrap_or_else(|e| case.fail(line, e.to_string()))
         }
         "float_target" => {
             case.opts.fslsm.float_target =

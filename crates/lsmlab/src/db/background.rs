@@ -35,6 +35,10 @@ pub(crate) fn start(inner: &Arc<DbInner>) -> Result<Vec<JoinHandle<()>>> {
     };
     // RocksDB's split of max_background_jobs: one flush thread, the rest compact.
     let mut threads = Vec::new();
+    if inner.opts.deterministic_background {
+        // The writing thread does the work at fixed points (`run_inline`).
+        return Ok(threads);
+    }
     let mut spawned = spawn("lsmlab-flush", flush_loop).map(|t| threads.push(t));
     for _ in 0..inner.opts.max_background_jobs.saturating_sub(1).max(1) {
         spawned =
@@ -76,14 +80,21 @@ fn flush_loop(inner: &DbInner) {
             inner.bg_cv.wait(&mut st);
             continue;
         }
-        let Some(imm) = st.imms.front().cloned() else {
-            continue;
-        };
-        let number = st.versions.new_file_number();
-        st.flush_running = true;
-        drop(st);
-        let t = Instant::now();
-        let built = write_level0_table(
+        flush_one(inner, &mut st);
+    }
+}
+
+/// Flushes the oldest immutable memtable (there must be one), releasing the state lock while
+/// the table is written.
+fn flush_one(inner: &DbInner, st: &mut MutexGuard<'_, State>) {
+    let Some(imm) = st.imms.front().cloned() else {
+        return;
+    };
+    let number = st.versions.new_file_number();
+    st.flush_running = true;
+    let t = Instant::now();
+    let built = MutexGuard::unlocked(st, || {
+        write_level0_table(
             &inner.env,
             &inner.dir,
             &inner.opts,
@@ -92,15 +103,47 @@ fn flush_loop(inner: &DbInner) {
             number,
             inner.smallest_snapshot(),
             &mut || inner.state.lock().versions.new_file_number(),
-        );
-        st = inner.state.lock();
-        st.flush_running = false;
-        let r = built.and_then(|file| install_flush(inner, &mut st, file, t));
+        )
+    });
+    st.flush_running = false;
+    let r = built.and_then(|file| install_flush(inner, st, file, t));
+    if let Err(e) = r {
+        inner.set_bg_error(st, e);
+    }
+    inner.bg_cv.notify_all();
+    MutexGuard::unlocked(st, || inner.reaper.purge());
+}
+
+/// `deterministic_background`: the calling thread does, now, every flush and compaction that is
+/// due, in the order the background threads would pick them, until none is left. Called after
+/// each write, after a get that asked for work, and where the engine would wait for the
+/// background threads. Another thread already doing this work is left to finish it.
+pub(crate) fn run_inline(inner: &DbInner) -> Result<()> {
+    let mut st = inner.state.lock();
+    loop {
+        DbInner::check_bg_error(&st)?;
+        if st.flush_running || st.compactions_running > 0 || st.manual_running {
+            return Ok(());
+        }
+        if !st.imms.is_empty() {
+            flush_one(inner, &mut st);
+            continue;
+        }
+        if inner.opts.disable_auto_compactions || st.manual_compaction_waiting > 0 {
+            return Ok(());
+        }
+        let Some(spec) = pick(inner, &st, &st.versions.current()) else {
+            return Ok(());
+        };
+        st.compactions_running += 1;
+        let r = run_picked(inner, &mut st, &spec);
+        drop(spec);
+        MutexGuard::unlocked(&mut st, || inner.reaper.purge());
+        st.compactions_running -= 1;
         if let Err(e) = r {
             inner.set_bg_error(&mut st, e);
         }
         inner.bg_cv.notify_all();
-        MutexGuard::unlocked(&mut st, || inner.reaper.purge());
     }
 }
 
@@ -431,8 +474,9 @@ fn install_compaction(
     for f in &outcome.outputs {
         edit.added.push((spec.output_level, f.clone()));
     }
-    // Float-up: versions a snapshot still needs stay in the table's level.
-    let stay_level = spec.start_level();
+    // Float-up: versions a snapshot still needs stay in the floated table's level (its last
+    // input; the level-0 tables it merged with come first).
+    let stay_level = spec.inputs.last().map_or(spec.output_level, |i| i.level);
     for f in &outcome.stayed {
         edit.added.push((stay_level, f.clone()));
     }
@@ -513,6 +557,9 @@ pub(crate) fn compact_range(
 
 /// Waits until there is nothing to flush or compact.
 pub(crate) fn wait_idle(inner: &DbInner) -> Result<()> {
+    if inner.opts.deterministic_background {
+        run_inline(inner)?;
+    }
     let mut st = inner.state.lock();
     loop {
         DbInner::check_bg_error(&st)?;

@@ -203,7 +203,10 @@ impl Db {
     /// Applies every record of `batch` atomically.
     pub fn write(&self, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
         let start = self.inner.opts.statistics.then(Instant::now);
-        let r = write::write(&self.inner, opts, batch);
+        let mut r = write::write(&self.inner, opts, batch);
+        if r.is_ok() && self.inner.opts.deterministic_background {
+            r = background::run_inline(&self.inner);
+        }
         if let Some(t) = start {
             self.inner
                 .stats
@@ -240,6 +243,7 @@ impl Db {
         };
         let lookup = lookup_key(key, seq);
         let mut found = Lookup::Absent;
+        let mut wants_work = false;
         for mem in std::iter::once(&sv.mem).chain(sv.imms.iter()) {
             found = mem.get_lookup(&lookup);
             if found != Lookup::Absent {
@@ -256,6 +260,7 @@ impl Db {
                     // The policy wants work now (a float-up): wake a compaction thread
                     // rather than let it sleep out its poll.
                     inner.bg_cv.notify_all();
+                    wants_work = inner.opts.deterministic_background;
                 }
             }
             found = f;
@@ -274,6 +279,11 @@ impl Db {
         };
         if let Some(t) = start {
             stats.record(HistogramKind::DbGet, t.elapsed().as_micros() as u64);
+        }
+        if wants_work {
+            // Deterministic mode: the float-up the get asked for runs now, in this thread.
+            drop(sv);
+            background::run_inline(inner)?;
         }
         Ok(result)
     }

@@ -177,6 +177,14 @@ fn layout_stats(inner: &DbInner) -> String {
     let version = inner.super_version.load().version.clone();
     let targets = p.level_targets(&version, opts);
     for level in 1..opts.num_levels.saturating_sub(1) {
+        if opts.max_files_for_level_base > 0 {
+            let _ = write!(
+                s,
+                "; L{level} {} tables",
+                p.max_files_for_level(opts, level)
+            );
+            continue;
+        }
         match targets.max_bytes[level] {
             // Above the base level of dynamic sizing: no data belongs there.
             0 => {

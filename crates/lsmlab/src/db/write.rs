@@ -170,6 +170,10 @@ fn append_to_wal(inner: &DbInner, wal: &mut WalState, record: &[u8], sync: bool)
 /// adds its bytes to a debt, paid by sleeping once the debt is worth a quantum.
 fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
     let opts = &inner.opts;
+    if opts.deterministic_background {
+        // No background thread to catch up: the writer itself compacts after this write.
+        return;
+    }
     // The policy's trigger, not the static one: a stretched level 0 must not slow writers.
     let slowdown = inner.policy.level0_triggers(opts).slowdown;
     if inner.l0_files.load(Ordering::Relaxed) < slowdown
@@ -229,7 +233,9 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
             return Ok(());
         }
         let stop = inner.policy.level0_triggers(opts).stop;
-        if st.imms.len() + 1 >= opts.max_write_buffer_number
+        // With deterministic background work nobody else would make room: the writer switches
+        // and flushes (and compacts) itself after this write.
+        if !opts.deterministic_background && st.imms.len() + 1 >= opts.max_write_buffer_number
             || (!force && l0 >= stop)
             || (!force && pending >= opts.hard_pending_compaction_bytes_limit)
         {
@@ -292,6 +298,9 @@ pub(crate) fn flush_memtable(inner: &DbInner) -> Result<()> {
     {
         let mut wal = inner.wal.lock();
         make_room_for_write(inner, &mut wal, true)?;
+    }
+    if inner.opts.deterministic_background {
+        super::background::run_inline(inner)?;
     }
     let mut st = inner.state.lock();
     loop {

@@ -17,11 +17,39 @@ pub enum Layout {
 /// The names [`Options::apply_layout_preset`] accepts.
 pub const LAYOUT_PRESETS: [&str; 3] = ["leveldb", "wisckey", "fslsm"];
 
+/// Which tables a level at or over its limit compacts into the next level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CompactionVictims {
+    /// RocksDB's choice: all of level 0; in a deeper level the table overlapping the next level
+    /// least relative to its size (`kMinOverlappingRatio`).
+    #[default]
+    MinOverlap,
+    /// The tables gets hit least, as the FSLSM study's three systems compact: in level 0 the
+    /// `max(count − trigger, 1)` coldest tables (plus the older level-0 tables overlapping
+    /// them, which must go with them); in a deeper level the coldest table, one a compaction
+    /// while the level is over. Hot tables stay high. Frequency is counted over
+    /// `fslsm.frequency_window` events, as FSLSM counts it.
+    LowestFrequency,
+}
+
+impl CompactionVictims {
+    /// Parses `overlap` or `frequency`.
+    pub fn parse(s: &str) -> Result<CompactionVictims> {
+        match s {
+            "overlap" | "min_overlap" => Ok(CompactionVictims::MinOverlap),
+            "frequency" | "lowest_frequency" => Ok(CompactionVictims::LowestFrequency),
+            other => Err(Error::InvalidArgument(format!(
+                "compaction_victims = {other:?}: allowed: overlap, frequency"
+            ))),
+        }
+    }
+}
+
 /// Where a float-up may take a hot table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FloatTarget {
-    /// Always level 0 (the paper's default): the table needs no merge there, since level-0
-    /// tables may overlap and a get keeps the newest version it finds in level 0.
+    /// Always level 0 (the paper's default): the table is merged with the level-0 tables it
+    /// overlaps, which leave level 0 (docs/fslsm.md).
     #[default]
     Level0,
     /// Level 0 only when the paper's cost model, with its algebra corrected (docs/fslsm.md),
@@ -54,8 +82,9 @@ pub struct FslsmOptions {
     /// Where hot tables float to. Default: level 0.
     pub float_target: FloatTarget,
     /// A float-up that would have to read more than this many tables of the levels it
-    /// crosses (to drop the versions they shadow) is skipped: it would cost more I/O than the
-    /// reads it saves. Default: 25 (RocksDB's `max_compaction_bytes` in tables).
+    /// crosses below level 0 (to drop the versions they shadow) is skipped: it would cost more
+    /// I/O than the reads it saves. The level-0 tables it merges with are not counted.
+    /// Default: 25 (RocksDB's `max_compaction_bytes` in tables).
     pub max_float_overlap_files: usize,
     /// Device time of one page read, in microseconds (T_R of the cost model and of the
     /// device-time metric). Change it to model another device. Default: 50.

@@ -4,8 +4,12 @@
 //! same name sets it), so a study's settings carry over unchanged.
 
 mod layout;
+mod shape;
 
-pub use layout::{parse_increments, FloatTarget, FslsmOptions, Layout, LAYOUT_PRESETS};
+pub use layout::{
+    parse_increments, CompactionVictims, FloatTarget, FslsmOptions, Layout, LAYOUT_PRESETS,
+};
+pub use shape::{SHAPES, SHAPE_FLAGS};
 
 use crate::env::{FileSystem, PosixFs};
 use crate::error::{Error, Result};
@@ -150,6 +154,17 @@ pub struct Options {
     /// database that grows and shrinks, or to compare with RocksDB ≥ 8.4, whose `Options`
     /// default it is. Default: false (db_bench's flag default, and LevelDB's shape).
     pub level_compaction_dynamic_level_bytes: bool,
+    /// When not 0, level limits count tables instead of bytes: level i ≥ 1 holds at most
+    /// `max_files_for_level_base · max_bytes_for_level_multiplier^(i − 1)` tables (with 10 and
+    /// 10: 10, 100, 1000, …; level 0 keeps `level0_file_num_compaction_trigger`), and
+    /// `max_bytes_for_level_base` is not used. Set it to run the shape of a study that counts
+    /// files (LevelDB's simulator, seed 003); not with `level_compaction_dynamic_level_bytes`.
+    /// Default: 0 (limits in bytes, RocksDB).
+    pub max_files_for_level_base: u64,
+    /// Which tables a level at or over its limit compacts: see [`CompactionVictims`]. Change it
+    /// to keep hot tables high (reads stop at them sooner), at the price of compacting tables
+    /// that may overlap the next level more. Default: `MinOverlap` (RocksDB).
+    pub compaction_victims: CompactionVictims,
     /// Size at which compaction output is cut into a new table. Default: 64 MiB.
     pub target_file_size_base: u64,
     /// Number of levels, including level 0. Raise it only for databases larger than the
@@ -202,6 +217,15 @@ pub struct Options {
     /// Record latency histograms (`rocksdb.db.get.micros`, …). Tickers are always counted.
     /// Default: false, since timing every operation costs two clock reads.
     pub statistics: bool,
+    /// Do flushes and compactions (and float-ups) in the thread that asked for them, at fixed
+    /// points — after each write, after a get that asked for a float-up, and where the engine
+    /// would otherwise wait for background work — instead of in background threads. A repeat of
+    /// the same single-threaded workload then repeats every counted figure exactly (files
+    /// checked, float-ups, amplification), which timing makes vary up to 2× between repeats of
+    /// concurrent runs. Writers are never slowed or stopped (they do the work themselves), and
+    /// a write that fills the memtable pays for its flush and compactions. For studies of
+    /// counted figures, not for throughput. Default: false (background threads, RocksDB).
+    pub deterministic_background: bool,
     /// Never compact automatically (flushes still happen). Default: false.
     pub disable_auto_compactions: bool,
     /// Key-value separation: flush and compaction write values of at least `min_blob_size`
@@ -273,6 +297,8 @@ impl Default for Options {
             max_bytes_for_level_base: 256 << 20,
             max_bytes_for_level_multiplier: 10.0,
             level_compaction_dynamic_level_bytes: false,
+            max_files_for_level_base: 0,
+            compaction_victims: CompactionVictims::MinOverlap,
             target_file_size_base: 64 << 20,
             num_levels: 7,
             max_background_jobs: 2,
@@ -284,6 +310,7 @@ impl Default for Options {
             filter: FilterOptions::default(),
             statistics: false,
             disable_auto_compactions: false,
+            deterministic_background: false,
             enable_blob_files: false,
             min_blob_size: 0,
             blob_file_size: 256 << 20,
@@ -490,6 +517,23 @@ impl Options {
                 self.blob_garbage_collection_force_threshold,
                 "must be in [0, 1]",
             ));
+        }
+        if self.max_files_for_level_base > 1_000_000 {
+            return Err(invalid(
+                "max_files_for_level_base",
+                self.max_files_for_level_base,
+                "must be in 0..=1000000 tables (0: limits in bytes)",
+            ));
+        }
+        if self.max_files_for_level_base > 0 && self.level_compaction_dynamic_level_bytes {
+            return Err(invalid(
+                "max_files_for_level_base",
+                self.max_files_for_level_base,
+                "must be 0 with level_compaction_dynamic_level_bytes, which sizes levels in bytes",
+            ));
+        }
+        if self.compaction_victims == CompactionVictims::LowestFrequency {
+            self.fslsm.validate()?;
         }
         if self.layout == Layout::Fslsm {
             self.fslsm.validate()?;

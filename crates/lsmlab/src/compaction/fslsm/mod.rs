@@ -13,16 +13,15 @@
 //! The policy only asks; the engine runs the float-up ([`super::run_float_up`]) in the
 //! background and never lets it change an answer.
 
-mod frequency;
 mod read_ratio;
 
+use super::frequency::Frequency;
 use super::{
     leveled, CompactionKind, CompactionSpec, LayoutPolicy, LayoutStatus, Level0Triggers,
     LevelInputs, LeveledPolicy,
 };
-use crate::options::{FloatTarget, FslsmOptions, Options};
+use crate::options::{CompactionVictims, FloatTarget, FslsmOptions, Options};
 use crate::version::{HitLocation, Version};
-use frequency::Frequency;
 use parking_lot::Mutex;
 use read_ratio::ReadRatio;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -104,14 +103,31 @@ impl FslsmPolicy {
                 self.skipped.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
+            // The level-0 tables the floated one overlaps are merged with it and leave level 0.
+            // One of them busy (a compaction of level 0 runs): the request waits.
+            let level0 = v.overlapping(0, Some(table.smallest_user()), Some(table.largest_user()));
+            if level0
+                .iter()
+                .any(|f| f.being_compacted.load(Ordering::Relaxed))
+            {
+                return None;
+            }
+            let mut inputs = Vec::with_capacity(2);
+            if !level0.is_empty() {
+                inputs.push(LevelInputs {
+                    level: 0,
+                    files: level0,
+                });
+            }
+            inputs.push(LevelInputs {
+                level,
+                files: vec![table.clone()],
+            });
             // Left pending until the float-up is installed (the table leaves `level`), so a
             // spec the engine cannot start now is offered again.
             return Some(CompactionSpec {
                 kind: CompactionKind::FloatUp,
-                inputs: vec![LevelInputs {
-                    level,
-                    files: vec![table.clone()],
-                }],
+                inputs,
                 output_level: 0,
                 trivial_move: false,
                 reason: "float-up",
@@ -135,6 +151,12 @@ impl LayoutPolicy for FslsmPolicy {
             )
     }
 
+    fn max_files_for_level(&self, opts: &Options, level: usize) -> u64 {
+        LeveledPolicy
+            .max_files_for_level(opts, level)
+            .saturating_add(self.stretch(level))
+    }
+
     fn level0_triggers(&self, opts: &Options) -> Level0Triggers {
         let s = usize::try_from(self.stretch(0)).unwrap_or(usize::MAX);
         let base = Level0Triggers::from_options(opts);
@@ -154,7 +176,13 @@ impl LayoutPolicy for FslsmPolicy {
                 return Some(spec);
             }
         }
-        leveled::pick(self, v, opts, leveled::IntraL0::Never).or_else(|| self.pick_float_up(v))
+        let picked = if opts.compaction_victims == CompactionVictims::LowestFrequency {
+            let freq = self.freq.lock();
+            leveled::pick(self, v, opts, leveled::IntraL0::Never, Some(&freq))
+        } else {
+            leveled::pick(self, v, opts, leveled::IntraL0::Never, None)
+        };
+        picked.or_else(|| self.pick_float_up(v))
     }
 
     fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {

@@ -1,5 +1,6 @@
 //! Access frequency f of each table: how many of the last F events named it, an event being a
-//! get that found its key in the table or the table's creation.
+//! get that found its key in the table or the table's creation. FSLSM's float-up threshold and
+//! the frequency choice of compaction victims (`Options::compaction_victims`) both read it.
 
 use std::collections::{HashMap, VecDeque};
 
