@@ -47,6 +47,9 @@ fn bench_flag_defaults_are_the_engines_option_defaults() {
         layout,
         wal_recovery_mode,
         paranoid_checks,
+        max_files_for_level_base,
+        compaction_victims,
+        deterministic_background,
     );
     // The FSLSM-Tree's parameters: every `--fslsm_*` flag's default is FslsmOptions's.
     let (f, e) = (&from_flags.fslsm, &engine.fslsm);

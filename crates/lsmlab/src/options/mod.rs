@@ -165,7 +165,9 @@ pub struct Options {
     /// to keep hot tables high (reads stop at them sooner), at the price of compacting tables
     /// that may overlap the next level more. Default: `MinOverlap` (RocksDB).
     pub compaction_victims: CompactionVictims,
-    /// Size at which compaction output is cut into a new table. Default: 64 MiB.
+    /// Size at which compaction output is cut into a new table. Smaller tables make finer
+    /// compactions (less rewritten per compaction) at more files, index and filter blocks;
+    /// scale it with the write buffer when a study shrinks the tree. Default: 64 MiB.
     pub target_file_size_base: u64,
     /// Number of levels, including level 0. Raise it only for databases larger than the
     /// levels can hold at the multiplier (the last level grows past its target otherwise).
@@ -215,7 +217,8 @@ pub struct Options {
     /// leave it off for scans only. Default: none (bits per key 0), as RocksDB.
     pub filter: FilterOptions,
     /// Record latency histograms (`rocksdb.db.get.micros`, …). Tickers are always counted.
-    /// Default: false, since timing every operation costs two clock reads.
+    /// Turn it on to see latency distributions and file I/O times. Default: false, since timing
+    /// every operation costs two clock reads.
     pub statistics: bool,
     /// Do flushes and compactions (and float-ups) in the thread that asked for them, at fixed
     /// points — after each write, after a get that asked for a float-up, and where the engine
@@ -226,7 +229,8 @@ pub struct Options {
     /// a write that fills the memtable pays for its flush and compactions. For studies of
     /// counted figures, not for throughput. Default: false (background threads, RocksDB).
     pub deterministic_background: bool,
-    /// Never compact automatically (flushes still happen). Default: false.
+    /// Never compact automatically (flushes still happen): for a bulk load compacted once at
+    /// the end, or to hold a tree's shape while it is measured. Default: false.
     pub disable_auto_compactions: bool,
     /// Key-value separation: flush and compaction write values of at least `min_blob_size`
     /// bytes to blob files and keep only a small blob index in the tables, so compaction
