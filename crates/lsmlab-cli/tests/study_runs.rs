@@ -807,30 +807,25 @@ fn compare_says_same_for_a_study_against_itself_and_flags_a_slowdown() {
     let rows = std::fs::read_to_string(&csv).unwrap();
     assert!(rows.lines().count() > 10);
     assert!(rows.lines().skip(1).all(|l| l.ends_with(",same")), "{rows}");
-    // The same runs with readrandom throughputs set to steady values (a 100-read benchmark on
-    // a busy machine can vary by 2x, which no 95 % CI of 2 runs separates from 10 %), then
-    // halved in the candidate: slower, and the gate fails.
-    let steady = tmp.path().join("steady");
-    let cand = tmp.path().join("cand");
-    for d in [&steady, &cand] {
-        std::fs::create_dir_all(d.join("runs")).unwrap();
-        std::fs::copy(base.join("plan.json"), d.join("plan.json")).unwrap();
-    }
-    for (i, e) in std::fs::read_dir(base.join("runs"))
-        .unwrap()
-        .flatten()
-        .enumerate()
-    {
-        let text = std::fs::read_to_string(e.path().join("result.json")).unwrap();
-        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let v = 100_000.0 + 1_000.0 * i as f64;
-        for (d, value) in [(&steady, v), (&cand, v / 2.0)] {
-            doc["metrics"]["readrandom.ops_per_sec"] = serde_json::json!(value);
-            let dir = d.join("runs").join(e.file_name());
+    // The same runs, their readrandom throughput set to 1000 and 1010 (the timings of tiny
+    // debug runs spread too much for two of them to separate anything), and a candidate with
+    // half of it: slower, and the gate fails.
+    let copy = |to: &Path, scale: f64| {
+        std::fs::create_dir_all(to.join("runs")).unwrap();
+        std::fs::copy(base.join("plan.json"), to.join("plan.json")).unwrap();
+        for e in std::fs::read_dir(base.join("runs")).unwrap().flatten() {
+            let text = std::fs::read_to_string(e.path().join("result.json")).unwrap();
+            let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let v = 1000.0 + 10.0 * doc["rep"].as_f64().unwrap();
+            doc["metrics"]["readrandom.ops_per_sec"] = serde_json::json!(v * scale);
+            let dir = to.join("runs").join(e.file_name());
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(dir.join("result.json"), doc.to_string()).unwrap();
         }
-    }
+    };
+    let (steady, cand) = (tmp.path().join("steady"), tmp.path().join("cand"));
+    copy(&steady, 1.0);
+    copy(&cand, 0.5);
     let (code, stdout, stderr) =
         lsmlab(&["compare", steady.to_str().unwrap(), cand.to_str().unwrap()]);
     assert_eq!(code, 1, "{stdout}");
