@@ -57,7 +57,7 @@ pub enum FloatTarget {
     CostModel,
 }
 
-/// Parameters of the FSLSM-Tree (DESIGN.md "FSLSM-Tree"); defaults are the paper's. Used when
+/// Parameters of the FSLSM-Tree (docs/fslsm.md); defaults are the paper's. Used when
 /// [`Options::layout`] is [`Layout::Fslsm`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct FslsmOptions {

@@ -1,4 +1,4 @@
-//! The FSLSM-Tree layout policy (seed 003, DESIGN.md "FSLSM-Tree"): leveled compaction whose
+//! The FSLSM-Tree layout policy (seed 003, docs/fslsm.md): leveled compaction whose
 //! limits stretch with the read ratio, plus float-up of hot tables to level 0.
 //!
 //! - The read ratio η is measured over the last `read_ratio_window` operations.
