@@ -272,30 +272,13 @@ pub fn compare_csv(rows: &[CompareRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::study::results::SCHEMA_VERSION;
 
     fn rec(cell: usize, axes: &[(&str, &str)], engine: &str, rep: u32, v: f64) -> RunRecord {
-        RunRecord {
-            schema: SCHEMA_VERSION,
-            id: format!("c{cell:03}-{engine}-r{rep}"),
-            cell,
-            axes: axes
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect(),
-            engine: engine.into(),
-            rep,
-            order: 0,
-            status: "ok".into(),
-            error: String::new(),
-            engine_version: String::new(),
-            load: String::new(),
-            slow_build: Vec::new(),
-            started: String::new(),
-            ended: String::new(),
-            load_average: None,
-            metrics: [("x.ops_per_sec".to_string(), v)].into_iter().collect(),
-        }
+        let axes = axes
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        RunRecord::ok_for_test(cell, axes, engine, rep, "x.ops_per_sec", v)
     }
 
     #[test]

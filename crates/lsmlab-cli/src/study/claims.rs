@@ -738,7 +738,6 @@ pub fn claims_csv(claims: &[Claim], outcomes: &[Outcome]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::study::results::SCHEMA_VERSION;
 
     fn cell(index: usize, v: &[(&str, &str)]) -> Cell {
         Cell {
@@ -751,24 +750,7 @@ mod tests {
     }
 
     fn rec(c: &Cell, engine: &str, rep: u32, metric: &str, v: f64) -> RunRecord {
-        RunRecord {
-            schema: SCHEMA_VERSION,
-            id: format!("c{:03}-{engine}-r{rep}", c.index),
-            cell: c.index,
-            axes: c.values.clone(),
-            engine: engine.into(),
-            rep,
-            order: 0,
-            status: "ok".into(),
-            error: String::new(),
-            engine_version: String::new(),
-            load: String::new(),
-            slow_build: Vec::new(),
-            started: String::new(),
-            ended: String::new(),
-            load_average: None,
-            metrics: [(metric.to_string(), v)].into_iter().collect(),
-        }
+        RunRecord::ok_for_test(c.index, c.values.clone(), engine, rep, metric, v)
     }
 
     fn claim(text: &str) -> Claim {

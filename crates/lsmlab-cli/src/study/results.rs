@@ -153,6 +153,55 @@ pub fn runs_csv(records: &[RunRecord], axes: &[String]) -> String {
     out
 }
 
+impl RunRecord {
+    /// A run about to start: `ok` until it fails, no metrics yet.
+    pub fn starting(
+        key: &super::matrix::RunKey,
+        axes: Vec<(String, String)>,
+        order: usize,
+    ) -> RunRecord {
+        RunRecord {
+            schema: SCHEMA_VERSION,
+            id: key.id(),
+            cell: key.cell,
+            axes,
+            engine: key.engine.clone(),
+            rep: key.rep,
+            order,
+            status: "ok".into(),
+            error: String::new(),
+            engine_version: String::new(),
+            load: String::new(),
+            slow_build: Vec::new(),
+            started: String::new(),
+            ended: String::new(),
+            load_average: None,
+            metrics: Metrics::new(),
+        }
+    }
+
+    /// A finished run of `cell` (with its `axes`) on `engine` in repetition `rep`, holding one
+    /// metric: what the statistics' tests build their studies from.
+    #[cfg(test)]
+    pub fn ok_for_test(
+        cell: usize,
+        axes: Vec<(String, String)>,
+        engine: &str,
+        rep: u32,
+        metric: &str,
+        v: f64,
+    ) -> RunRecord {
+        let key = super::matrix::RunKey {
+            cell,
+            engine: engine.into(),
+            rep,
+        };
+        let mut r = RunRecord::starting(&key, axes, 0);
+        r.metrics.insert(metric.to_string(), v);
+        r
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,26 +216,15 @@ mod tests {
 
     #[test]
     fn runs_csv_has_one_row_per_metric_of_ok_runs() {
-        let mut rec = RunRecord {
-            schema: SCHEMA_VERSION,
-            id: "c001-lsmlab-r0".into(),
+        let key = crate::study::matrix::RunKey {
             cell: 1,
-            axes: vec![("bloom_bits".into(), "10".into())],
             engine: "lsmlab".into(),
             rep: 0,
-            order: 4,
-            status: "ok".into(),
-            error: String::new(),
-            engine_version: String::new(),
-            load: String::new(),
-            slow_build: Vec::new(),
-            started: String::new(),
-            ended: String::new(),
-            load_average: None,
-            metrics: [("a.x".to_string(), 1.5), ("b.y".to_string(), 2.0)]
-                .into_iter()
-                .collect(),
         };
+        let mut rec = RunRecord::starting(&key, vec![("bloom_bits".into(), "10".into())], 4);
+        rec.metrics = [("a.x".to_string(), 1.5), ("b.y".to_string(), 2.0)]
+            .into_iter()
+            .collect();
         let mut failed = rec.clone();
         failed.status = "failed".into();
         failed.id = "c001-lsmlab-r1".into();

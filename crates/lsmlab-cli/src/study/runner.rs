@@ -8,7 +8,7 @@ use super::matrix::{Cell, RunKey};
 use super::metrics::{self, Metrics};
 use super::parse;
 use super::plan::{Plan, StepKind};
-use super::results::{self, RunRecord, SCHEMA_VERSION};
+use super::results::{self, RunRecord};
 use super::sampler::{Sample, Sampler};
 use crate::error::{CliError, CliResult};
 use std::io::IsTerminal;
@@ -228,24 +228,7 @@ fn execute(
         .join(format!("{}.{}", key.id(), std::process::id()));
     let _ = std::fs::remove_dir_all(&db);
     std::fs::create_dir_all(ctx.db_dir).map_err(|e| io_err(ctx.db_dir, e))?;
-    let mut rec = RunRecord {
-        schema: SCHEMA_VERSION,
-        id: key.id(),
-        cell: key.cell,
-        axes: cell.values.clone(),
-        engine: key.engine.clone(),
-        rep: key.rep,
-        order,
-        status: "ok".into(),
-        error: String::new(),
-        engine_version: String::new(),
-        load: String::new(),
-        slow_build: Vec::new(),
-        started: String::new(),
-        ended: String::new(),
-        load_average: None,
-        metrics: Metrics::new(),
-    };
+    let mut rec = RunRecord::starting(key, cell.values.clone(), order);
     rec.started = super::utc_stamp();
     let load_start = load_average();
     let mut first = 0;

@@ -470,7 +470,6 @@ impl Version {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::env::MemFs;
     use crate::key::{make_internal_key, ValueKind};
 
     fn table(number: u64, seqs: (u64, u64)) -> NewFile {
@@ -493,16 +492,7 @@ mod tests {
     /// versions).
     #[test]
     fn level0_is_ordered_by_largest_sequence_whatever_the_table_numbers() {
-        let env = Env::new(Arc::new(MemFs::new()));
-        let stats = Arc::new(Statistics::new());
-        let tables = Arc::new(TableCache::new(
-            env.clone(),
-            "/t".into(),
-            None,
-            stats.clone(),
-        ));
-        let blobs = Arc::new(BlobCache::new(env.clone(), "/t".into(), stats));
-        let reaper = FileReaper::new(env, "/t".into(), tables, blobs);
+        let reaper = crate::test_tables::TestTables::new().reaper;
         let mut edit = VersionEdit::default();
         // 30: a float-up's output (old versions); 20: a flush of newer ones; 10: an old flush.
         for f in [table(30, (5, 40)), table(20, (41, 200)), table(10, (1, 4))] {
