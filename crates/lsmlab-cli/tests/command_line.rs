@@ -1,18 +1,8 @@
 //! The `lsmlab` binary: errors are one line on stderr with exit status 1, never a panic.
 
+mod common;
+use common::lsmlab;
 use std::process::Command;
-
-fn lsmlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lsmlab"))
-        .args(args)
-        .output()
-        .expect("run lsmlab");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn bad_input_gives_one_line_and_status_1() {

@@ -2,20 +2,9 @@
 //! for a run that fails, after the report), with a one-line error and exit status 1 — never an
 //! abort, an endless read or an expansion of a billion cells.
 
+mod common;
+use common::lsmlab;
 use std::path::Path;
-use std::process::Command;
-
-fn lsmlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lsmlab"))
-        .args(args)
-        .output()
-        .expect("run lsmlab");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 const BASE: &str = "title = \"t\"\n[flags]\nnum = 200\n[[steps]]\nbench = \"fillseq\"\n";
 

@@ -1,19 +1,8 @@
 //! `lsmlab check` and `lsmlab dump` on a database written by `lsmlab bench`.
 
+mod common;
+use common::lsmlab;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn lsmlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lsmlab"))
-        .args(args)
-        .output()
-        .expect("run lsmlab");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// A database with tables on two levels, blob files and a WAL.
 fn build(dir: &Path) -> PathBuf {

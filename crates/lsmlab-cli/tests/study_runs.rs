@@ -2,21 +2,11 @@
 //! killed study, shards merged, loads built once and copied (and resumed), and refusals before
 //! anything runs.
 
+mod common;
+use common::lsmlab;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
-
-fn lsmlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lsmlab"))
-        .args(args)
-        .output()
-        .expect("run lsmlab");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 const TINY: &str = r#"
 title = "tiny"
