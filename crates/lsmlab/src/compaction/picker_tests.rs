@@ -20,12 +20,8 @@
 //! - `limits` expects `=> L0 <trigger>/<slowdown>/<stop> L1 <bytes> L2 <bytes> L3 <bytes>`.
 
 use super::{policy_for, CompactionSpec, LayoutPolicy};
-use crate::blob::BlobCache;
-use crate::env::{Env, MemFs};
 use crate::key::{make_internal_key, ValueKind};
 use crate::options::{parse_increments, CompactionVictims, FloatTarget, Options};
-use crate::stats::Statistics;
-use crate::table_cache::TableCache;
 use crate::version::{FileReaper, HitLocation, NewFile, Version, VersionEdit};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -37,19 +33,6 @@ struct Case {
     policy: Option<Box<dyn LayoutPolicy>>,
     version: Option<Version>,
     reaper: Arc<FileReaper>,
-}
-
-fn reaper() -> Arc<FileReaper> {
-    let env = Env::new(Arc::new(MemFs::new()));
-    let stats = Arc::new(Statistics::new());
-    let tables = Arc::new(TableCache::new(
-        env.clone(),
-        "/t".into(),
-        None,
-        stats.clone(),
-    ));
-    let blobs = Arc::new(BlobCache::new(env.clone(), "/t".into(), stats));
-    FileReaper::new(env, "/t".into(), tables, blobs)
 }
 
 impl Case {
@@ -68,7 +51,7 @@ impl Case {
             tables: Vec::new(),
             policy: None,
             version: None,
-            reaper: reaper(),
+            reaper: crate::test_tables::TestTables::new().reaper,
         }
     }
 

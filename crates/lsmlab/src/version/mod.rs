@@ -5,9 +5,9 @@
 //! [`FileMeta`]'s `Drop`), so a reader never loses a file under its feet.
 
 mod edit;
-#[cfg(test)]
-mod get_tests;
 mod set;
+#[cfg(test)]
+mod tests;
 
 pub use edit::{BlobGarbage, NewBlobFile, NewFile, VersionEdit};
 pub use set::VersionSet;
@@ -464,42 +464,5 @@ impl Version {
             }
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::key::{make_internal_key, ValueKind};
-
-    fn table(number: u64, seqs: (u64, u64)) -> NewFile {
-        NewFile {
-            number,
-            size: 100,
-            smallest: make_internal_key(b"a", seqs.1, ValueKind::Value),
-            largest: make_internal_key(b"z", seqs.0, ValueKind::Value),
-            smallest_seq: seqs.0,
-            largest_seq: seqs.1,
-            num_entries: 1,
-            num_deletions: 0,
-            oldest_blob_file: 0,
-        }
-    }
-
-    /// A get stops in level 0 at the first table whose largest sequence is not above its best
-    /// hit: correct only if no table after it holds anything newer, so level 0 must be ordered
-    /// by largest sequence, not by table number (a float-up's output has a new number and old
-    /// versions).
-    #[test]
-    fn level0_is_ordered_by_largest_sequence_whatever_the_table_numbers() {
-        let reaper = crate::test_tables::TestTables::new().reaper;
-        let mut edit = VersionEdit::default();
-        // 30: a float-up's output (old versions); 20: a flush of newer ones; 10: an old flush.
-        for f in [table(30, (5, 40)), table(20, (41, 200)), table(10, (1, 4))] {
-            edit.added.push((0, f));
-        }
-        let v = Version::empty(3).apply(&edit, &reaper);
-        let order: Vec<u64> = v.levels[0].iter().map(|f| f.number).collect();
-        assert_eq!(order, [20, 30, 10]);
     }
 }

@@ -1,4 +1,4 @@
-//! Data-driven tests of a version alone, in the style of LevelDB's `version_set_test.cc` and
+//! Tests of a version alone: data-driven ones, in the style of LevelDB's `version_set_test.cc` and
 //! Pebble's testdata: `version/testdata/get.txt` describes the tables of each level (real tables
 //! in an in-memory file system, installed by one [`VersionEdit`]) and the answer of each get;
 //! `version/testdata/inputs.txt` the tables a compaction of a key range takes.
@@ -14,8 +14,8 @@
 //! - `inputs L<n> <lo> <hi>` expects `=> <table numbers>` (tables are numbered from 10 in the
 //!   order they are added), the tables `compaction_inputs` takes for that range, sorted.
 
-use super::{Version, VersionEdit};
-use crate::key::{lookup_key, MAX_SEQUENCE};
+use super::{NewFile, Version, VersionEdit};
+use crate::key::{lookup_key, make_internal_key, ValueKind, MAX_SEQUENCE};
 use crate::memtable::Lookup;
 use crate::stats::{Statistics, Ticker};
 use crate::test_tables::{entry_text, TestTables};
@@ -121,4 +121,35 @@ fn get_testdata() {
 #[test]
 fn compaction_inputs_testdata() {
     assert!(run(include_str!("testdata/inputs.txt")) >= 5);
+}
+
+fn table(number: u64, seqs: (u64, u64)) -> NewFile {
+    NewFile {
+        number,
+        size: 100,
+        smallest: make_internal_key(b"a", seqs.1, ValueKind::Value),
+        largest: make_internal_key(b"z", seqs.0, ValueKind::Value),
+        smallest_seq: seqs.0,
+        largest_seq: seqs.1,
+        num_entries: 1,
+        num_deletions: 0,
+        oldest_blob_file: 0,
+    }
+}
+
+/// A get stops in level 0 at the first table whose largest sequence is not above its best
+/// hit: correct only if no table after it holds anything newer, so level 0 must be ordered
+/// by largest sequence, not by table number (a float-up's output has a new number and old
+/// versions).
+#[test]
+fn level0_is_ordered_by_largest_sequence_whatever_the_table_numbers() {
+    let reaper = crate::test_tables::TestTables::new().reaper;
+    let mut edit = VersionEdit::default();
+    // 30: a float-up's output (old versions); 20: a flush of newer ones; 10: an old flush.
+    for f in [table(30, (5, 40)), table(20, (41, 200)), table(10, (1, 4))] {
+        edit.added.push((0, f));
+    }
+    let v = Version::empty(3).apply(&edit, &reaper);
+    let order: Vec<u64> = v.levels[0].iter().map(|f| f.number).collect();
+    assert_eq!(order, [20, 30, 10]);
 }
