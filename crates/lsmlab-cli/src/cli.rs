@@ -159,6 +159,18 @@ pub fn parse(args: &[String]) -> CliResult<Option<Cli>> {
     }
 }
 
+/// Parses the arguments of tool `tool` (`check`, `dump`, `stress`: after its name) with clap;
+/// an error is one line starting with the tool's name.
+pub fn parse_tool<T: clap::Parser>(tool: &str, args: &[String]) -> CliResult<T> {
+    let argv = std::iter::once(format!("lsmlab {tool}")).chain(args.iter().cloned());
+    T::try_parse_from(argv).map_err(|e| CliError::new(format!("{tool}: {}", clap_error_line(&e))))
+}
+
+/// True when `args` ask for help: the tools print their own usage text.
+pub fn asks_help(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--help" || a == "-h")
+}
+
 /// A clap error in one line: its first line without the `error: ` prefix, and clap's tip (a
 /// similar flag's name) after a semicolon when it gives one.
 pub fn clap_error_line(e: &clap::Error) -> String {

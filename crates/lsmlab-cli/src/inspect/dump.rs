@@ -68,14 +68,11 @@ fn entries(v: &str) -> Result<u64, String> {
 
 /// Runs `lsmlab dump` with `args` (after `dump`).
 pub fn main(args: &[String]) -> CliResult<()> {
-    use clap::Parser;
-    if args.iter().any(|a| a == "--help" || a == "-h") {
+    if crate::cli::asks_help(args) {
         println!("{USAGE}");
         return Ok(());
     }
-    let argv = std::iter::once("lsmlab dump".to_string()).chain(args.iter().cloned());
-    let a = DumpArgs::try_parse_from(argv)
-        .map_err(|e| CliError::new(format!("dump: {}", crate::cli::clap_error_line(&e))))?;
+    let a: DumpArgs = crate::cli::parse_tool("dump", args)?;
     let limit = a.limit;
     let Some(file) = a.file.as_deref() else {
         return Err(CliError::new("dump: give one file: lsmlab dump FILE"));

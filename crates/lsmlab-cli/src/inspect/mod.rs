@@ -71,14 +71,11 @@ fn zero_or_one(v: &str) -> Result<bool, String> {
 
 /// Runs `lsmlab check` with `args` (after `check`).
 pub fn check_main(args: &[String]) -> CliResult<()> {
-    use clap::Parser;
-    if args.iter().any(|a| a == "--help" || a == "-h") {
+    if crate::cli::asks_help(args) {
         println!("{CHECK_USAGE}");
         return Ok(());
     }
-    let argv = std::iter::once("lsmlab check".to_string()).chain(args.iter().cloned());
-    let a = CheckArgs::try_parse_from(argv)
-        .map_err(|e| CliError::new(format!("check: {}", crate::cli::clap_error_line(&e))))?;
+    let a: CheckArgs = crate::cli::parse_tool("check", args)?;
     let mut opts = lsmlab::Options {
         fs: Arc::new(PosixFs),
         ..lsmlab::Options::default()

@@ -143,10 +143,7 @@ fn kill_point(v: &str) -> Result<KillPoint, String> {
 impl StressArgs {
     /// Parses `args` (after `stress`).
     pub fn parse(args: &[String]) -> CliResult<StressArgs> {
-        use clap::Parser;
-        let argv = std::iter::once("lsmlab stress".to_string()).chain(args.iter().cloned());
-        let f = Flags::try_parse_from(argv)
-            .map_err(|e| CliError::new(format!("stress: {}", crate::cli::clap_error_line(&e))))?;
+        let f: Flags = crate::cli::parse_tool("stress", args)?;
         let db = f
             .db
             .ok_or_else(|| CliError::new("stress: --db=DIR is required (lsmlab stress --help)"))?;

@@ -26,7 +26,7 @@ use worker::{Layout, Shared};
 
 /// Runs `lsmlab stress` with `args` (after `stress`). A run that finds a violation fails.
 pub fn main(args: &[String]) -> CliResult<()> {
-    if args.iter().any(|a| a == "--help" || a == "-h") {
+    if crate::cli::asks_help(args) {
         println!("{}", args::USAGE);
         return Ok(());
     }
