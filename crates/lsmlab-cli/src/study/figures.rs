@@ -211,6 +211,7 @@ pub fn panels(f: &Figure, summary: &[SummaryRow], cells: &[Cell], axes: &[String
                     y,
                     lo,
                     hi,
+                    runs: r.stats.values.clone(),
                 });
                 table.push(TableRow {
                     rest: rest.clone(),
@@ -318,6 +319,7 @@ pub fn timeseries(f: &Figure, dir: &Path, ids: &[(String, String)]) -> Vec<Chart
                     y: v,
                     lo: f64::NAN,
                     hi: f64::NAN,
+                    runs: Vec::new(),
                 });
             }
             if !points.is_empty() {
@@ -384,6 +386,7 @@ mod tests {
                     y,
                     lo: y - h,
                     hi: y + h,
+                    runs: Vec::new(),
                 })
                 .collect(),
         }

@@ -18,8 +18,8 @@ fn register_font() {
     });
 }
 
-/// One point: x, mean, and the CI (NaN when there is none).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One point: x, mean, the CI (NaN when there is none) and the runs behind the mean.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Point {
     /// Position on x (a category's index for bars).
     pub x: f64,
@@ -29,6 +29,8 @@ pub struct Point {
     pub lo: f64,
     /// CI high.
     pub hi: f64,
+    /// Each run's value, drawn as a small hollow dot over the mean (empty for time series).
+    pub runs: Vec<f64>,
 }
 
 /// One series (a bar colour or a line).
@@ -119,6 +121,10 @@ where
 {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     root.fill(&WHITE).map_err(e)?;
+    // The legend has its own strip under the chart, so it never covers a bar or a line.
+    let rows = legend_rows(&c.series, root.dim_in_pixel().0 as i32 - 2 * LEGEND_MARGIN);
+    let (root, legend) =
+        root.split_vertically(root.dim_in_pixel().1 as i32 - rows.len() as i32 * LEGEND_ROW - 6);
     let logged;
     let c = if c.log_y {
         logged = log_y(c);
@@ -135,7 +141,7 @@ where
     for p in pts {
         x0 = x0.min(tx(p.x));
         x1 = x1.max(tx(p.x));
-        for v in [p.y, p.hi, p.lo] {
+        for v in [p.y, p.hi, p.lo].into_iter().chain(p.runs.iter().copied()) {
             if v.is_finite() {
                 y1 = y1.max(v);
                 y0 = y0.min(v);
@@ -170,12 +176,11 @@ where
     if y1 <= y0 {
         y1 = y0 + 1.0;
     }
-    // Headroom for the legend, one line per series, above the tallest bar or point.
-    let room = 0.06 * (c.series.len() as f64 + 1.0);
+    // A little headroom above the tallest bar or point (the legend sits below the chart).
     let y1 = if c.log_y {
-        y1 + (y1 - y0).max(0.3) * room
+        y1 + (y1 - y0).max(0.3) * 0.04
     } else {
-        y1 * (1.0 + room)
+        y1 * 1.04
     };
     let y0 = if c.log_y { y0 - (y1 - y0) * 0.05 } else { y0 };
     // Ticks: every category; on a numeric x, the data's own values (few) or round steps (many);
@@ -272,7 +277,6 @@ where
     let k = c.series.len().max(1) as f64;
     for (si, s) in c.series.iter().enumerate() {
         let col = color(si);
-        let legend_col = col;
         if c.categories.is_some() {
             let w = 0.8 / k;
             let bars = s.points.iter().map(|p| {
@@ -285,13 +289,7 @@ where
                     col.mix(0.85).filled(),
                 )
             });
-            chart
-                .draw_series(bars)
-                .map_err(e)?
-                .label(&s.name)
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 14, y + 5)], legend_col.filled())
-                });
+            chart.draw_series(bars).map_err(e)?;
             let bars = s
                 .points
                 .iter()
@@ -301,15 +299,16 @@ where
                     ErrorBar::new_vertical(mid, p.lo, p.y, p.hi.min(y1), BLACK.stroke_width(1), 6)
                 });
             chart.draw_series(bars).map_err(e)?;
+            let runs = s.points.iter().flat_map(|p| {
+                let mid = p.x - 0.4 + si as f64 * w + w * 0.46;
+                run_dots(mid, w * 0.06, &p.runs, y1)
+            });
+            chart.draw_series(runs).map_err(e)?;
         } else {
             let line: Vec<(f64, f64)> = s.points.iter().map(|p| (tx(p.x), p.y)).collect();
             chart
                 .draw_series(LineSeries::new(line.clone(), col.stroke_width(2)))
-                .map_err(e)?
-                .label(&s.name)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], legend_col.stroke_width(2))
-                });
+                .map_err(e)?;
             if line.len() <= 40 {
                 chart
                     .draw_series(
@@ -326,6 +325,11 @@ where
                     ErrorBar::new_vertical(tx(p.x), p.lo, p.y, p.hi.min(y1), col.stroke_width(1), 8)
                 });
             chart.draw_series(bars).map_err(e)?;
+            let runs = s
+                .points
+                .iter()
+                .flat_map(|p| run_dots(tx(p.x), 0.0, &p.runs, y1));
+            chart.draw_series(runs).map_err(e)?;
         }
     }
     for (i, (x, text)) in c.marks.iter().enumerate() {
@@ -346,14 +350,35 @@ where
             )))
             .map_err(e)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font((FAMILY, 13))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .draw()
-        .map_err(e)?;
+    let bars = c.categories.is_some();
+    for (r, row) in rows.iter().enumerate() {
+        let y = r as i32 * LEGEND_ROW + LEGEND_ROW / 2;
+        let mut x = LEGEND_MARGIN;
+        for &si in row {
+            let col = color(si);
+            if bars {
+                legend
+                    .draw(&Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.filled()))
+                    .map_err(e)?;
+            } else {
+                legend
+                    .draw(&PathElement::new(
+                        vec![(x, y), (x + 14, y)],
+                        col.stroke_width(2),
+                    ))
+                    .map_err(e)?;
+            }
+            let name = &c.series[si].name;
+            legend
+                .draw(&Text::new(
+                    name.clone(),
+                    (x + 20, y - 7),
+                    (FAMILY, 13).into_font(),
+                ))
+                .map_err(e)?;
+            x += legend_width(name);
+        }
+    }
     root.present().map_err(e)?;
     Ok(())
 }
@@ -445,10 +470,57 @@ fn log_y(c: &Chart) -> Chart {
                 y: l(p.y),
                 lo: l(p.lo),
                 hi: l(p.hi),
+                runs: p.runs.iter().filter(|v| **v > 0.0).map(|v| l(*v)).collect(),
             })
             .collect();
     }
     out
+}
+
+/// Pixels between the legend and the image's sides; the height of one legend row.
+const LEGEND_MARGIN: i32 = 16;
+const LEGEND_ROW: i32 = 20;
+
+/// The width one legend entry takes: a 14 px swatch, a gap, its text at ~7.5 px a character
+/// (13 px DejaVu Sans), and space before the next.
+fn legend_width(name: &str) -> i32 {
+    20 + (name.chars().count() as f64 * 7.5) as i32 + 24
+}
+
+/// The series' indices row by row, as many entries to a row as fit in `width` pixels.
+fn legend_rows(series: &[Series], width: i32) -> Vec<Vec<usize>> {
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    let mut used = width;
+    for (i, s) in series.iter().enumerate() {
+        let w = legend_width(&s.name);
+        if used + w > width && !rows.last().is_some_and(|r| r.is_empty()) {
+            rows.push(Vec::new());
+            used = 0;
+        }
+        if let Some(r) = rows.last_mut() {
+            r.push(i);
+        }
+        used += w;
+    }
+    rows
+}
+
+/// Each run's value at `x` as a small hollow dot, so that a reader sees the spread behind a
+/// mean (three runs of which one is far off read differently from three that agree). A value
+/// above the axis' top (cut at 2.5× the largest mean) is left out rather than drawn on the
+/// frame.
+/// The dots are spread `step` apart across x (a bar's width is known in x units), so that
+/// equal runs stay countable and none hides under the error bar.
+fn run_dots(x: f64, step: f64, runs: &[f64], top: f64) -> Vec<Circle<(f64, f64), i32>> {
+    let mid = (runs.len() as f64 - 1.0) / 2.0;
+    runs.iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_finite() && **v <= top)
+        .map(|(i, &v)| {
+            let at = x + (i as f64 - mid) * step;
+            Circle::new((at, v), 2, BLACK.mix(0.8).stroke_width(1))
+        })
+        .collect()
 }
 
 /// Size of every plot, pixels.
@@ -482,6 +554,7 @@ mod tests {
             y,
             lo: y * 0.9,
             hi: y * 1.1,
+            runs: vec![y * 0.95, y * 1.05],
         };
         Chart {
             title: "Reads".into(),
@@ -514,6 +587,41 @@ mod tests {
             }
             assert!(!s.contains("href"));
         }
+    }
+
+    #[test]
+    fn the_legend_wraps_into_rows_that_fit_and_keeps_every_series() {
+        let series: Vec<Series> = (0..9)
+            .map(|i| Series {
+                name: format!("lsmlab, layout=fslsm-variant-{i}"),
+                points: Vec::new(),
+            })
+            .collect();
+        let rows = legend_rows(&series, 868);
+        assert!(rows.len() > 1, "{rows:?}");
+        for r in &rows {
+            let w: i32 = r.iter().map(|&i| legend_width(&series[i].name)).sum();
+            assert!(w <= 868 || r.len() == 1, "{w}");
+        }
+        let all: Vec<usize> = rows.concat();
+        assert_eq!(all, (0..9).collect::<Vec<_>>());
+        assert!(legend_rows(&[], 868).is_empty());
+    }
+
+    #[test]
+    fn every_run_is_drawn_as_a_dot_over_its_bar() {
+        // Run dots are the circles of radius 2 (an error bar marks its mean with radius 3).
+        let count = |c: &Chart| svg(c).unwrap().matches(r#"r="2""#).count();
+        let mut c = chart(true);
+        // Two series of two bars, two runs each.
+        assert_eq!(count(&c), 8);
+        c.series[0].points[0].runs.push(99.0);
+        assert_eq!(count(&c), 9);
+        // A run far above the axis' top (2.5x the largest mean) is not drawn on the frame.
+        c.series[0].points[0].runs.push(1e9);
+        assert_eq!(count(&c), 9);
+        c.log_y = true;
+        assert_eq!(count(&c), 10, "a log axis keeps every positive run");
     }
 
     #[test]

@@ -69,6 +69,9 @@ pub struct Describe {
     /// High end of that CI.
     #[serde(default = "nan")]
     pub gci_hi: f64,
+    /// The finite values themselves, in run order: figures draw each run as a point.
+    #[serde(default)]
+    pub values: Vec<f64>,
 }
 
 fn nan() -> f64 {
@@ -149,6 +152,8 @@ pub fn describe(xs: &[f64]) -> Option<Describe> {
     let median = quantile(&sorted, 0.5);
     let outliers = outliers_of(&idx, xs, median);
     let (gmean, gci_lo, gci_hi) = log_interval(&vals);
+    let min = sorted[0];
+    let max = sorted[n - 1];
     Some(Describe {
         gmean,
         gci_lo,
@@ -164,9 +169,10 @@ pub fn describe(xs: &[f64]) -> Option<Describe> {
         ci_lo,
         ci_hi,
         median,
-        min: sorted[0],
-        max: sorted[n - 1],
+        min,
+        max,
         outliers,
+        values: vals,
     })
 }
 
