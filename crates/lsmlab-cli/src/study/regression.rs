@@ -3,6 +3,13 @@
 //! verdict. The runs of two studies are not paired, so the ratio is of geometric means with
 //! Welch's t on the logs. A change counts only when its whole CI lies beyond the threshold
 //! (e.g. below 1/1.10 for "slower" at 10 %): noise that merely excludes 1 is "same".
+//!
+//! A comparison tests hundreds of triples at once, and at 95 % some CIs of pure noise lie
+//! beyond any threshold by chance (two of 304 did, for two runs of the quick study on one
+//! build). So a change must also survive Benjamini–Hochberg at a 5 % false discovery rate,
+//! applied to each triple's one-sided p of "the change is no larger than the threshold": a
+//! real regression of many times the noise passes, a lone borderline interval among hundreds
+//! does not.
 
 use super::results::{self, RunRecord};
 use super::statistics::{p_two_sided, t975};
@@ -31,6 +38,9 @@ pub struct Change {
     pub ci: (f64, f64),
     /// Two-sided p of "no change".
     pub p: f64,
+    /// One-sided p of "the change is within the threshold" (the test the verdict rests on,
+    /// before the false-discovery control over all triples).
+    pub p_beyond: f64,
     /// faster, slower, higher, lower or same.
     pub verdict: &'static str,
 }
@@ -50,9 +60,74 @@ fn direction(metric: &str) -> Option<bool> {
     }
 }
 
-/// Ratio of geometric means of `b` to `a`, its Welch CI and p; `None` without two positive
-/// values on each side.
-fn welch_log_ratio(a: &[f64], b: &[f64]) -> Option<(f64, (f64, f64), f64)> {
+/// Welch's comparison of two samples on the logs.
+struct Welch {
+    /// Difference of the log means, candidate − baseline.
+    d: f64,
+    /// Its standard error (0 when neither side varies).
+    se: f64,
+    /// Welch–Satterthwaite degrees of freedom (infinite when `se` is 0).
+    df: f64,
+}
+
+impl Welch {
+    /// Ratio of geometric means, its 95 % CI and the two-sided p of "no change".
+    fn ratio(&self) -> Option<(f64, (f64, f64), f64)> {
+        let r = self.d.exp();
+        if self.se == 0.0 {
+            let p = if self.d == 0.0 { 1.0 } else { 0.0 };
+            return Some((r, (r, r), p));
+        }
+        let t = t975(self.df)?;
+        let p = p_two_sided(self.d / self.se, self.df)?;
+        Some((
+            r,
+            ((self.d - t * self.se).exp(), (self.d + t * self.se).exp()),
+            p,
+        ))
+    }
+
+    /// One-sided p that the true change is no larger than `threshold` (a fraction) in the
+    /// direction observed.
+    fn p_beyond(&self, threshold: f64) -> f64 {
+        let margin = self.d.abs() - (1.0 + threshold).ln();
+        if self.se == 0.0 {
+            return if margin > 0.0 { 0.0 } else { 1.0 };
+        }
+        let t = margin / self.se;
+        match p_two_sided(t, self.df) {
+            Some(p2) if t > 0.0 => p2 / 2.0,
+            Some(p2) => 1.0 - p2 / 2.0,
+            None => 1.0,
+        }
+    }
+}
+
+/// Benjamini–Hochberg at false discovery rate `q`: which of `ps` are discoveries.
+fn benjamini_hochberg(ps: &[f64], q: f64) -> Vec<bool> {
+    let m = ps.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| ps[a].total_cmp(&ps[b]));
+    // The largest rank k whose p is at most k/m · q; every p up to it is a discovery.
+    let cut = order
+        .iter()
+        .enumerate()
+        .filter(|(k, &i)| ps[i] <= (k + 1) as f64 / m as f64 * q)
+        .map(|(k, _)| k + 1)
+        .max()
+        .unwrap_or(0);
+    let mut out = vec![false; m];
+    for &i in &order[..cut] {
+        out[i] = true;
+    }
+    out
+}
+
+/// The false discovery rate a comparison allows over all its triples.
+const FDR: f64 = 0.05;
+
+/// Welch's t on the logs of `a` and `b`; `None` without two positive values on each side.
+fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
     let la: Vec<f64> = a
         .iter()
         .filter(|v| **v > 0.0 && v.is_finite())
@@ -76,15 +151,19 @@ fn welch_log_ratio(a: &[f64], b: &[f64]) -> Option<(f64, (f64, f64), f64)> {
     let d = mb - ma;
     let se2 = va / na + vb / nb;
     if se2 <= 0.0 {
-        let p = if d == 0.0 { 1.0 } else { 0.0 };
-        return Some((d.exp(), (d.exp(), d.exp()), p));
+        return Some(Welch {
+            d,
+            se: 0.0,
+            df: f64::INFINITY,
+        });
     }
     // Welch–Satterthwaite degrees of freedom.
     let df = se2 * se2 / ((va / na).powi(2) / (na - 1.0) + (vb / nb).powi(2) / (nb - 1.0));
-    let se = se2.sqrt();
-    let t = t975(df)?;
-    let p = p_two_sided(d / se, df)?;
-    Some((d.exp(), ((d - t * se).exp(), (d + t * se).exp()), p))
+    Some(Welch {
+        d,
+        se: se2.sqrt(),
+        df,
+    })
 }
 
 fn load(dir: &Path) -> CliResult<(Expanded, Vec<RunRecord>)> {
@@ -113,15 +192,27 @@ fn values(x: &Expanded, records: &[RunRecord]) -> Values {
 
 /// Every (cell, engine, metric) both directories have, compared.
 pub fn compare(base: &Values, cand: &Values, threshold: f64) -> Vec<Change> {
-    let mut out = Vec::new();
+    let mut tested = Vec::new();
     for (k, a) in base {
         let Some(b) = cand.get(k) else {
             continue;
         };
-        let Some((ratio, ci, p)) = welch_log_ratio(a, b) else {
+        let Some(w) = welch(a, b) else {
             continue;
         };
-        let (up, down) = (ci.0 > 1.0 + threshold, ci.1 < 1.0 / (1.0 + threshold));
+        let Some(r) = w.ratio() else {
+            continue;
+        };
+        tested.push((k, (a.len(), b.len()), r, w.p_beyond(threshold)));
+    }
+    let ps: Vec<f64> = tested.iter().map(|t| t.3).collect();
+    let discovered = benjamini_hochberg(&ps, FDR);
+    let mut out = Vec::new();
+    for ((k, n, (ratio, ci, p), p_beyond), found) in tested.into_iter().zip(discovered) {
+        let (up, down) = (
+            found && ci.0 > 1.0 + threshold,
+            found && ci.1 < 1.0 / (1.0 + threshold),
+        );
         let verdict = match (direction(&k.2), up, down) {
             (Some(true), true, _) | (Some(false), _, true) => "faster",
             (Some(true), _, true) | (Some(false), true, _) => "slower",
@@ -133,10 +224,11 @@ pub fn compare(base: &Values, cand: &Values, threshold: f64) -> Vec<Change> {
             cell: k.0.clone(),
             engine: k.1.clone(),
             metric: k.2.clone(),
-            n: (a.len(), b.len()),
+            n,
             ratio,
             ci,
             p,
+            p_beyond,
             verdict,
         });
     }
@@ -146,7 +238,7 @@ pub fn compare(base: &Values, cand: &Values, threshold: f64) -> Vec<Change> {
 /// The CSV of every change.
 pub fn csv(changes: &[Change]) -> String {
     let mut out =
-        "cell,engine,metric,n_baseline,n_candidate,change_pct,ci95_lo_pct,ci95_hi_pct,p,verdict\n"
+        "cell,engine,metric,n_baseline,n_candidate,change_pct,ci95_lo_pct,ci95_hi_pct,p,p_beyond,verdict\n"
             .to_string();
     for c in changes {
         out.push_str(&results::csv_line(&[
@@ -159,6 +251,7 @@ pub fn csv(changes: &[Change]) -> String {
             format!("{:.3}", (c.ci.0 - 1.0) * 100.0),
             format!("{:.3}", (c.ci.1 - 1.0) * 100.0),
             format!("{:.6}", c.p),
+            format!("{:.6}", c.p_beyond),
             c.verdict.to_string(),
         ]));
         out.push('\n');
@@ -173,7 +266,7 @@ pub fn markdown(base: &Path, cand: &Path, changes: &[Change], threshold: f64) ->
         *counts.entry(c.verdict).or_default() += 1;
     }
     let mut md = format!(
-        "# {} → {}\n\n{} cell, engine and metric triples compared; a change counts when its whole 95 % CI (Welch's t on the logs) lies beyond ±{:.0} %: {}\n",
+        "# {} → {}\n\n{} cell, engine and metric triples compared; a change counts when its whole 95 % CI (Welch's t on the logs) lies beyond ±{:.0} % and it survives Benjamini–Hochberg at a 5 % false discovery rate over all triples: {}\n",
         base.display(),
         cand.display(),
         changes.len(),
@@ -256,6 +349,68 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    fn welch_log_ratio(a: &[f64], b: &[f64]) -> Option<(f64, (f64, f64), f64)> {
+        welch(a, b)?.ratio()
+    }
+
+    #[test]
+    fn benjamini_hochberg_by_hand() {
+        // m = 5, q = 0.05: thresholds 0.01, 0.02, 0.03, 0.04, 0.05. Sorted p 0.001, 0.015,
+        // 0.035, 0.041, 0.9: the largest rank under its threshold is 2 (0.035 > 0.03,
+        // 0.041 > 0.04), so the first two are discoveries.
+        let ps = [0.9, 0.035, 0.001, 0.041, 0.015];
+        assert_eq!(
+            benjamini_hochberg(&ps, 0.05),
+            [false, false, true, false, true]
+        );
+        // A step-up rule: a p over its own threshold is still in when a larger rank is under.
+        assert_eq!(benjamini_hochberg(&[0.03, 0.04], 0.05), [true, true]);
+        assert!(benjamini_hochberg(&[], 0.05).is_empty());
+    }
+
+    #[test]
+    fn chance_intervals_among_hundreds_are_same_and_a_real_slowdown_is_not() {
+        // 300 metrics of pure noise (±6 %, three runs each side) in which one interval lies
+        // beyond 10 % by chance, and one metric genuinely 40 % slower.
+        let noise = [1.0, 1.06, 0.94];
+        let mut base = Values::new();
+        let mut cand = Values::new();
+        for i in 0..300 {
+            let k = (
+                "c".to_string(),
+                "lsmlab".to_string(),
+                format!("m{i:03}.p99_us"),
+            );
+            base.insert(k.clone(), noise.iter().map(|v| 100.0 * v).collect());
+            let shift = if i == 7 {
+                1.30
+            } else {
+                1.0 + (i % 5) as f64 * 0.01
+            };
+            cand.insert(k, noise.iter().rev().map(|v| 100.0 * v * shift).collect());
+        }
+        let k = (
+            "c".to_string(),
+            "lsmlab".to_string(),
+            "r.ops_per_sec".to_string(),
+        );
+        base.insert(k.clone(), vec![100.0, 101.0, 99.0]);
+        cand.insert(k, vec![60.0, 60.5, 59.5]);
+        let c = compare(&base, &cand, 0.10);
+        let chance = c.iter().find(|c| c.metric == "m007.p99_us").unwrap();
+        assert!(
+            chance.ci.0 > 1.10,
+            "the chance interval lies beyond 10 %: {chance:?}"
+        );
+        assert_eq!(chance.verdict, "same");
+        let moved: Vec<(&str, &str)> = c
+            .iter()
+            .filter(|c| c.verdict != "same")
+            .map(|c| (c.metric.as_str(), c.verdict))
+            .collect();
+        assert_eq!(moved, [("r.ops_per_sec", "slower")]);
     }
 
     #[test]
