@@ -401,18 +401,19 @@ pub const REFUSED_BENCHMARKS: &[&str] = &[
     "timeseries",
 ];
 
-/// Turns the engine's `Invalid argument: name = value: allowed` into a flag error; the engine's
-/// option names are db_bench's flag names.
-fn engine_option_error(msg: &str) -> CliError {
-    let body = msg.strip_prefix("Invalid argument: ").unwrap_or(msg);
-    if let Some((name, rest)) = body.split_once(" = ") {
-        if let Some((value, allowed)) = rest.split_once(": ") {
-            if SUPPORTED.contains(&name) {
-                return CliError::new(format!("--{name}: invalid value {value}: {allowed}"));
-            }
+/// The engine's refusal of an option as the error of the flag that set it: the engine names
+/// its options as db_bench names the flags. Any other refusal is passed on whole.
+pub(super) fn engine_option_error(e: lsmlab::Error) -> CliError {
+    match &e {
+        lsmlab::Error::InvalidArgument {
+            option,
+            value,
+            allowed,
+        } if SUPPORTED.contains(&option.as_str()) => {
+            CliError::new(format!("--{option}: invalid value {value}: {allowed}"))
         }
+        _ => CliError::new(format!("the engine rejected the options: {e}")),
     }
-    CliError::new(format!("the engine rejected the options: {msg}"))
 }
 
 /// What the command line asked for.
@@ -708,9 +709,7 @@ impl BenchFlags {
             "true".into(),
             "cannot be combined with --disable_wal",
         )?;
-        self.options()
-            .validate()
-            .map_err(|e| engine_option_error(&e.to_string()))
+        self.options().validate().map_err(engine_option_error)
     }
 
     /// The engine's options these flags describe.

@@ -101,19 +101,9 @@ pub fn check(f: &BenchFlags) -> CliResult<()> {
     // Checked whatever the layout, so that a bad value is never silently carried along.
     let mut o = Options::default();
     apply(f, &mut o);
-    o.fslsm.validate().map_err(|e| {
-        let msg = e.to_string();
-        let body = msg.strip_prefix("Invalid argument: ").unwrap_or(&msg);
-        match body
-            .split_once(" = ")
-            .and_then(|(n, rest)| Some((n, rest.split_once(": ")?)))
-        {
-            Some((name, (value, allowed))) => {
-                CliError::new(format!("--{name}: invalid value {value}: {allowed}"))
-            }
-            None => CliError::new(body.to_string()),
-        }
-    })
+    o.fslsm
+        .validate()
+        .map_err(super::flags::engine_option_error)
 }
 
 /// Applies `--layout` (its preset) and the `--fslsm_*` flags to `o`. Bad text was refused by

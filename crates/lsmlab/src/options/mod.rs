@@ -37,9 +37,11 @@ impl Compression {
             "none" | "kNoCompression" => Ok(Compression::None),
             "lz4" | "kLZ4Compression" => Ok(Compression::Lz4),
             "zstd" | "kZSTD" => Ok(Compression::Zstd),
-            other => Err(Error::InvalidArgument(format!(
-                "compression: unknown type {other:?}; allowed: none, lz4, zstd"
-            ))),
+            other => Err(Error::invalid_option(
+                "compression",
+                format!("{other:?}"),
+                "allowed: none, lz4, zstd",
+            )),
         }
     }
 }
@@ -364,7 +366,7 @@ impl fmt::Debug for Options {
 }
 
 fn invalid(option: &str, value: impl fmt::Display, allowed: &str) -> Error {
-    Error::InvalidArgument(format!("{option} = {value}: {allowed}"))
+    Error::invalid_option(option, value, allowed)
 }
 
 impl Options {
