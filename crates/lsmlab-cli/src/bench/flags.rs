@@ -6,10 +6,12 @@
 //! closest known name.
 
 use super::compat;
+use crate::engine::support::{self, Refusal};
+use crate::engine::{EngineKind, EngineSettings, LsmlabSettings};
 use crate::error::{CliError, CliResult};
 use crate::suggest::closest;
-use lsmlab::filter::{FilterKind, FilterOptions};
-use lsmlab::{Compression, Options, WriteOptions};
+use lsmlab::options::{parse_increments, CompactionVictims, FloatTarget, FslsmOptions};
+use lsmlab::Compression;
 use serde::Serialize;
 
 /// A type a flag can hold: how to parse it and what to say when the text is wrong.
@@ -525,8 +527,11 @@ pub fn parse(args: &[String]) -> CliResult<Parsed> {
     }
     flags.validate()?;
     let engine = flags.engine_kind()?;
-    crate::engine::check_flags(engine, &flags, &set, "--")?;
-    if engine != crate::engine::EngineKind::Lsmlab {
+    let settings = flags.settings()?;
+    flags
+        .engine_refusal(engine, &settings, &set)
+        .map_err(|(name, why)| crate::engine::refused(engine, &format!("--{name}"), &why))?;
+    if engine != EngineKind::Lsmlab {
         // The libraries are not given these either: their own defaults stand.
         for n in &mut notes {
             n.push_str(&format!(
@@ -622,9 +627,65 @@ impl BenchFlags {
         })
     }
 
+    /// The victims of `--compaction_victims`.
+    pub fn compaction_victims(&self) -> CliResult<CompactionVictims> {
+        CompactionVictims::parse(&self.compaction_victims).map_err(|_| {
+            CliError::new(format!(
+                "--compaction_victims: invalid value {:?}: allowed: overlap, frequency",
+                self.compaction_victims
+            ))
+        })
+    }
+
+    /// The FSLSM-Tree's parameters of the `--fslsm_*` flags (text checked, ranges not).
+    pub fn fslsm(&self) -> CliResult<FslsmOptions> {
+        let stretch_increments = parse_increments(&self.fslsm_stretch_increments).map_err(|_| {
+            CliError::new(format!(
+                "--fslsm_stretch_increments: invalid value {:?}: allowed: comma-separated whole numbers, e.g. 20,10,5,0",
+                self.fslsm_stretch_increments
+            ))
+        })?;
+        let float_target = FloatTarget::parse(&self.fslsm_float_target).map_err(|_| {
+            CliError::new(format!(
+                "--fslsm_float_target: invalid value {:?}: allowed: level0, cost",
+                self.fslsm_float_target
+            ))
+        })?;
+        Ok(FslsmOptions {
+            read_ratio_window: self.fslsm_read_ratio_window,
+            frequency_window: self.fslsm_frequency_window,
+            gamma: self.fslsm_gamma,
+            stretch_increments,
+            float_target,
+            max_float_overlap_files: self.fslsm_max_float_overlap_files,
+            device_read_micros: self.fslsm_device_read_micros,
+            device_write_micros: self.fslsm_device_write_micros,
+        })
+    }
+
     /// The engine of `--engine`.
-    pub fn engine_kind(&self) -> CliResult<crate::engine::EngineKind> {
-        crate::engine::EngineKind::parse("--engine", &self.engine)
+    pub fn engine_kind(&self) -> CliResult<EngineKind> {
+        EngineKind::parse("--engine", &self.engine)
+    }
+
+    /// The first flag in `explicit` that engine `kind` cannot honour with its value in
+    /// `settings` (these flags' settings), or `benchmarks` when a benchmark asks for what the
+    /// engine cannot do.
+    pub fn engine_refusal(
+        &self,
+        kind: EngineKind,
+        settings: &EngineSettings,
+        explicit: &[String],
+    ) -> Result<(), Refusal> {
+        support::check(kind, settings, explicit)?;
+        let waits = self
+            .benchmarks
+            .split(',')
+            .any(|b| b.trim() == "waitforcompaction");
+        match support::cannot_wait_for_background_work(kind) {
+            Some(why) if waits => Err(("benchmarks".into(), format!("waitforcompaction: {why}"))),
+            _ => Ok(()),
+        }
     }
 
     /// Checks every value and the values against each other.
@@ -709,76 +770,59 @@ impl BenchFlags {
             "true".into(),
             "cannot be combined with --disable_wal",
         )?;
-        self.options().validate().map_err(engine_option_error)
+        crate::engine::lsmlab::options(&self.settings()?)
+            .validate()
+            .map_err(engine_option_error)
     }
 
-    /// The engine's options these flags describe.
-    pub fn options(&self) -> Options {
-        let mut o = Options {
+    /// The engine settings these flags describe; an error names a flag whose text is not a
+    /// value of its kind (ranges are the engine's to check).
+    pub fn settings(&self) -> CliResult<EngineSettings> {
+        Ok(EngineSettings {
+            path: self.db_path(),
             write_buffer_size: self.write_buffer_size,
             max_write_buffer_number: self.max_write_buffer_number,
-            level0_file_num_compaction_trigger: self.level0_file_num_compaction_trigger,
-            level0_slowdown_writes_trigger: self.level0_slowdown_writes_trigger,
-            level0_stop_writes_trigger: self.level0_stop_writes_trigger,
+            sync: self.sync,
+            disable_wal: self.disable_wal,
+            wal_dir: (!self.wal_dir.is_empty()).then(|| self.wal_dir.clone()),
             delayed_write_rate: self.delayed_write_rate,
             bytes_per_sync: self.bytes_per_sync,
-            allow_mmap_reads: self.mmap_read,
+            num_levels: self.num_levels,
             max_bytes_for_level_base: self.max_bytes_for_level_base,
             max_bytes_for_level_multiplier: self.max_bytes_for_level_multiplier,
             level_compaction_dynamic_level_bytes: self.level_compaction_dynamic_level_bytes,
             target_file_size_base: self.target_file_size_base,
-            num_levels: self.num_levels,
+            level0_file_num_compaction_trigger: self.level0_file_num_compaction_trigger,
+            level0_slowdown_writes_trigger: self.level0_slowdown_writes_trigger,
+            level0_stop_writes_trigger: self.level0_stop_writes_trigger,
             max_background_jobs: self.max_background_jobs,
+            disable_auto_compactions: self.disable_auto_compactions,
             block_size: self.block_size,
             block_restart_interval: self.block_restart_interval,
-            compression: self.compression().unwrap_or_default(),
-            compression_per_level: match usize::try_from(self.min_level_to_compress) {
-                // As db_bench: levels below the minimum uncompressed, the rest as asked.
-                Ok(min) => (0..self.num_levels)
-                    .map(|l| {
-                        if l < min {
-                            Compression::None
-                        } else {
-                            self.compression().unwrap_or_default()
-                        }
-                    })
-                    .collect(),
-                Err(_) => Vec::new(),
-            },
-            wal_dir: (!self.wal_dir.is_empty()).then(|| self.wal_dir.clone().into()),
-            block_cache_size: self.cache_size.max(0) as usize,
-            filter: FilterOptions {
-                bits_per_key: self.bloom_bits.max(0.0),
-                kind: if self.use_ribbon_filter {
-                    FilterKind::Ribbon
-                } else {
-                    FilterKind::Bloom
-                },
-                bloom_before_level: self.bloom_before_level,
-            },
+            compression_type: self.compression()?,
+            min_level_to_compress: usize::try_from(self.min_level_to_compress).ok(),
+            cache_size: usize::try_from(self.cache_size).unwrap_or(0),
+            mmap_read: self.mmap_read,
             statistics: self.statistics,
-            disable_auto_compactions: self.disable_auto_compactions,
+            bloom_bits: self.bloom_bits,
+            use_ribbon_filter: self.use_ribbon_filter,
+            bloom_before_level: self.bloom_before_level,
             enable_blob_files: self.enable_blob_files,
             min_blob_size: self.min_blob_size,
             blob_file_size: self.blob_file_size,
-            blob_compression_type: self.blob_compression().unwrap_or_default(),
+            blob_compression_type: self.blob_compression()?,
             enable_blob_garbage_collection: self.enable_blob_garbage_collection,
             blob_garbage_collection_age_cutoff: self.blob_garbage_collection_age_cutoff,
             blob_garbage_collection_force_threshold: self.blob_garbage_collection_force_threshold,
-            max_files_for_level_base: self.max_files_for_level_base,
-            deterministic_background: self.deterministic_background,
-            ..Options::default()
-        };
-        super::layout::apply(self, &mut o);
-        o
-    }
-
-    /// The options of every write.
-    pub fn write_options(&self) -> WriteOptions {
-        WriteOptions {
-            sync: self.sync,
-            disable_wal: self.disable_wal,
-        }
+            lsmlab: LsmlabSettings {
+                layout: self.layout.clone(),
+                shape: self.shape.clone(),
+                compaction_victims: self.compaction_victims()?,
+                max_files_for_level_base: self.max_files_for_level_base,
+                deterministic_background: self.deterministic_background,
+                fslsm: self.fslsm()?,
+            },
+        })
     }
 
     /// The database directory: `--db`, or db_bench's default under /tmp.
@@ -812,6 +856,11 @@ impl BenchFlags {
 mod tests {
     use super::*;
 
+    /// lsmlab's options for the flags' settings.
+    fn options(f: &BenchFlags) -> lsmlab::Options {
+        crate::engine::lsmlab::options(&f.settings().unwrap())
+    }
+
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()
     }
@@ -836,7 +885,7 @@ mod tests {
         assert_eq!(f.write_buffer_size, 64 << 20);
         assert_eq!(f.readwritepercent, 90);
         assert_eq!(f.reads_per_thread(), 1_000_000);
-        assert_eq!(f.options().filter.bits_per_key, 0.0);
+        assert_eq!(options(&f).filter.bits_per_key, 0.0);
     }
 
     #[test]
@@ -857,17 +906,17 @@ mod tests {
         assert_eq!(f.value_size, 1024);
         assert_eq!(f.key_size, 32);
         assert!(f.statistics && f.histogram && f.use_ribbon_filter);
-        assert_eq!(f.options().filter.kind, FilterKind::Ribbon);
-        assert_eq!(f.options().filter.bits_per_key, 10.0);
-        assert_eq!(f.options().filter.bloom_before_level, 0);
+        assert_eq!(options(&f).filter.kind, lsmlab::filter::FilterKind::Ribbon);
+        assert_eq!(options(&f).filter.bits_per_key, 10.0);
+        assert_eq!(options(&f).filter.bloom_before_level, 0);
         let f = run(&[
             "--use_ribbon_filter",
             "--bloom_bits=7.5",
             "--bloom_before_level=-1",
         ])
         .unwrap();
-        assert_eq!(f.options().filter.bloom_before_level, -1);
-        assert_eq!(f.options().filter.bits_per_key, 7.5);
+        assert_eq!(options(&f).filter.bloom_before_level, -1);
+        assert_eq!(options(&f).filter.bits_per_key, 7.5);
     }
 
     #[test]
@@ -908,14 +957,14 @@ mod tests {
             "--blob_garbage_collection_force_threshold=0.8",
         ])
         .unwrap();
-        let o = f.options();
+        let o = options(&f);
         assert!(o.enable_blob_files && o.enable_blob_garbage_collection);
         assert_eq!((o.min_blob_size, o.blob_file_size), (4096, 1 << 20));
         assert_eq!(o.blob_compression_type, Compression::Lz4);
         assert_eq!(o.blob_garbage_collection_age_cutoff, 0.5);
         assert_eq!(o.blob_garbage_collection_force_threshold, 0.8);
         // db_bench's defaults.
-        let d = BenchFlags::default().options();
+        let d = options(&BenchFlags::default());
         assert!(!d.enable_blob_files && !d.enable_blob_garbage_collection);
         assert_eq!((d.min_blob_size, d.blob_file_size), (0, 256 << 20));
         assert_eq!(d.blob_garbage_collection_age_cutoff, 0.25);
@@ -971,5 +1020,75 @@ mod tests {
         assert!(e.contains("does not support yet"), "{e}");
         let f = run(&["--benchmarks=fillseq,,stats"]).unwrap();
         assert_eq!(f.benchmark_list().unwrap(), vec!["fillseq", "stats"]);
+    }
+
+    /// The flag engine `kind` refuses in `args`, as `lsmlab bench --engine=` would.
+    fn refusal(kind: EngineKind, args: &[&str]) -> Option<String> {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let Ok(Parsed::Run {
+            flags, explicit, ..
+        }) = parse(&args)
+        else {
+            panic!("{args:?} does not parse");
+        };
+        let settings = flags.settings().unwrap();
+        flags
+            .engine_refusal(kind, &settings, &explicit)
+            .err()
+            .map(|(n, _)| n)
+    }
+
+    #[test]
+    fn each_engine_refuses_what_it_cannot_honour_by_name() {
+        use EngineKind::*;
+        assert_eq!(
+            refusal(LevelDb, &["--use_ribbon_filter=true"]).as_deref(),
+            Some("use_ribbon_filter")
+        );
+        assert_eq!(refusal(LevelDb, &["--use_ribbon_filter=false"]), None);
+        assert_eq!(
+            refusal(LevelDb, &["--enable_blob_files"]).as_deref(),
+            Some("enable_blob_files")
+        );
+        assert_eq!(
+            refusal(LevelDb, &["--min_blob_size=10"]).as_deref(),
+            Some("min_blob_size")
+        );
+        assert_eq!(
+            refusal(LevelDb, &["--bloom_bits=7.5"]).as_deref(),
+            Some("bloom_bits")
+        );
+        assert_eq!(
+            refusal(LevelDb, &["--bloom_bits=10", "--num_levels=7"]),
+            None
+        );
+        assert_eq!(
+            refusal(LevelDb, &["--compression_type=lz4"]).as_deref(),
+            Some("compression_type")
+        );
+        assert_eq!(
+            refusal(LevelDb, &["--disable_wal"]).as_deref(),
+            Some("disable_wal")
+        );
+        assert_eq!(
+            refusal(
+                RocksDb,
+                &[
+                    "--use_ribbon_filter",
+                    "--bloom_bits=10",
+                    "--enable_blob_files"
+                ]
+            ),
+            None
+        );
+        assert_eq!(
+            refusal(RocksDb, &["--layout=fslsm"]).as_deref(),
+            Some("layout")
+        );
+        assert_eq!(refusal(Lsmlab, &["--layout=fslsm"]), None);
+        assert_eq!(
+            refusal(LevelDb, &["--benchmarks=fillseq,waitforcompaction"]).as_deref(),
+            Some("benchmarks")
+        );
     }
 }

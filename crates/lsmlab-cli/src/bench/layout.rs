@@ -4,8 +4,7 @@
 use super::flags::{BenchFlags, SUPPORTED};
 use crate::error::{CliError, CliResult};
 use crate::suggest::closest;
-use lsmlab::options::{parse_increments, CompactionVictims, FloatTarget, LAYOUT_PRESETS, SHAPES};
-use lsmlab::Options;
+use lsmlab::options::{LAYOUT_PRESETS, SHAPES};
 
 /// Bench flags that describe the benchmark, not the engine: `-p lsmlab.<name>` refuses them.
 const NOT_ENGINE: &[&str] = &[
@@ -64,7 +63,8 @@ pub fn set_engine_option(
     })
 }
 
-/// Checks `--layout` and the `--fslsm_*` flags that the engine cannot check itself (text).
+/// Checks `--layout`, `--shape` and the `--fslsm_*` flags, which the engine checks only as
+/// text it is handed (a preset or shape name) or not at all.
 pub fn check(f: &BenchFlags) -> CliResult<()> {
     if !f.layout.is_empty() && !LAYOUT_PRESETS.contains(&f.layout.as_str()) {
         return Err(CliError::new(format!(
@@ -73,18 +73,7 @@ pub fn check(f: &BenchFlags) -> CliResult<()> {
             LAYOUT_PRESETS.join(", ")
         )));
     }
-    parse_increments(&f.fslsm_stretch_increments).map_err(|_| {
-        CliError::new(format!(
-            "--fslsm_stretch_increments: invalid value {:?}: allowed: comma-separated whole numbers, e.g. 20,10,5,0",
-            f.fslsm_stretch_increments
-        ))
-    })?;
-    FloatTarget::parse(&f.fslsm_float_target).map_err(|_| {
-        CliError::new(format!(
-            "--fslsm_float_target: invalid value {:?}: allowed: level0, cost",
-            f.fslsm_float_target
-        ))
-    })?;
+    let fslsm = f.fslsm()?;
     if !f.shape.is_empty() && !SHAPES.contains(&f.shape.as_str()) {
         return Err(CliError::new(format!(
             "--shape: invalid value {:?}: allowed: {}",
@@ -92,53 +81,19 @@ pub fn check(f: &BenchFlags) -> CliResult<()> {
             SHAPES.join(", ")
         )));
     }
-    CompactionVictims::parse(&f.compaction_victims).map_err(|_| {
-        CliError::new(format!(
-            "--compaction_victims: invalid value {:?}: allowed: overlap, frequency",
-            f.compaction_victims
-        ))
-    })?;
+    f.compaction_victims()?;
     // Checked whatever the layout, so that a bad value is never silently carried along.
-    let mut o = Options::default();
-    apply(f, &mut o);
-    o.fslsm
-        .validate()
-        .map_err(super::flags::engine_option_error)
-}
-
-/// Applies `--layout` (its preset) and the `--fslsm_*` flags to `o`. Bad text was refused by
-/// [`check`]; here it falls back to the defaults.
-pub fn apply(f: &BenchFlags, o: &mut Options) {
-    if !f.layout.is_empty() {
-        // An unknown name leaves the options as the other flags set them.
-        let _ = o.apply_layout_preset(&f.layout);
-    }
-    if let Ok(v) = CompactionVictims::parse(&f.compaction_victims) {
-        o.compaction_victims = v;
-    }
-    if !f.shape.is_empty() {
-        // An unknown name was refused by `check`; the flags the shape sets may not be given
-        // with it (`engine::support::check`), so it overrides only their defaults.
-        let _ = o.apply_shape(&f.shape);
-    }
-    let p = &mut o.fslsm;
-    p.read_ratio_window = f.fslsm_read_ratio_window;
-    p.frequency_window = f.fslsm_frequency_window;
-    p.gamma = f.fslsm_gamma;
-    if let Ok(inc) = parse_increments(&f.fslsm_stretch_increments) {
-        p.stretch_increments = inc;
-    }
-    if let Ok(t) = FloatTarget::parse(&f.fslsm_float_target) {
-        p.float_target = t;
-    }
-    p.max_float_overlap_files = f.fslsm_max_float_overlap_files;
-    p.device_read_micros = f.fslsm_device_read_micros;
-    p.device_write_micros = f.fslsm_device_write_micros;
+    fslsm.validate().map_err(super::flags::engine_option_error)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// lsmlab's options for the flags' settings.
+    fn options(f: &BenchFlags) -> lsmlab::Options {
+        crate::engine::lsmlab::options(&f.settings().unwrap())
+    }
     use lsmlab::Layout;
 
     #[test]
@@ -148,7 +103,7 @@ mod tests {
         f.set_raw("fslsm_gamma", "0.5").unwrap();
         f.set_raw("fslsm_stretch_increments", "4,2").unwrap();
         check(&f).unwrap();
-        let o = f.options();
+        let o = options(&f);
         assert_eq!(
             (o.layout, o.enable_blob_files, o.min_blob_size),
             (Layout::Fslsm, true, 0)
@@ -156,12 +111,12 @@ mod tests {
         assert_eq!(o.fslsm.gamma, 0.5);
         assert_eq!(o.fslsm.stretch_increments, vec![4, 2]);
         f.set_raw("layout", "leveldb").unwrap();
-        assert!(!f.options().enable_blob_files);
+        assert!(!options(&f).enable_blob_files);
         // Victims and limits in tables reach the engine under any layout.
         f.set_raw("compaction_victims", "frequency").unwrap();
         f.set_raw("max_files_for_level_base", "10").unwrap();
         check(&f).unwrap();
-        let o = f.options();
+        let o = options(&f);
         assert_eq!(
             (o.compaction_victims, o.max_files_for_level_base),
             (lsmlab::CompactionVictims::LowestFrequency, 10)
@@ -195,7 +150,7 @@ mod tests {
         let mut f = BenchFlags::default();
         set_engine_option(&mut f, "-p lsmlab.", "min_blob_size", "0").unwrap();
         set_engine_option(&mut f, "-p lsmlab.", "write_buffer_size", "4194304").unwrap();
-        assert_eq!(f.options().write_buffer_size, 4 << 20);
+        assert_eq!(options(&f).write_buffer_size, 4 << 20);
         let e = set_engine_option(&mut f, "-p lsmlab.", "num", "5")
             .unwrap_err()
             .to_string();

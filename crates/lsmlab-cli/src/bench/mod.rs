@@ -16,7 +16,7 @@ pub mod stats;
 pub mod valuegen;
 pub mod workloads;
 
-use crate::engine::{self, EngineKind, Store};
+use crate::engine::{self, EngineKind, EngineSettings, Store};
 use crate::error::{CliError, CliResult};
 use crate::report::engine::ClientCounts;
 use flags::{BenchFlags, Parsed};
@@ -63,6 +63,8 @@ fn io_err(e: std::io::Error) -> CliError {
 struct Session<'a> {
     flags: &'a BenchFlags,
     kind: EngineKind,
+    /// What the store is opened with, `--db` among it.
+    settings: EngineSettings,
     path: String,
     db: Option<Box<dyn Store>>,
     seed: u64,
@@ -81,12 +83,7 @@ impl Session<'_> {
                 "load one first (a fill benchmark with --use_existing_db=0)",
             ));
         }
-        let db = engine::open(
-            self.kind,
-            &self.path,
-            self.flags,
-            !self.flags.use_existing_db,
-        )
+        let db = engine::open(self.kind, &self.settings, !self.flags.use_existing_db)
         .map_err(|e| {
             // The directory holds a database (it has CURRENT) that open refused: damage, or
             // options that do not match it. Never advise --use_existing_db=0 here: it would
@@ -107,11 +104,11 @@ impl Session<'_> {
     fn reopen_fresh(&mut self) -> CliResult<()> {
         match self.db.take() {
             Some(db) => {
-                self.db = Some(db.reopen_fresh(&self.path, self.flags)?);
+                self.db = Some(db.reopen_fresh(&self.settings)?);
                 Ok(())
             }
             None => {
-                engine::destroy(self.kind, &self.path, self.flags)?;
+                engine::destroy(self.kind, &self.settings)?;
                 self.open()
             }
         }
@@ -254,14 +251,16 @@ pub fn run(
                 .map_err(|e| CliError::new(format!("--json: cannot write {}: {e}", flags.json)))?,
         )
     };
-    let path = flags.db_path();
+    let settings = flags.settings()?;
+    let path = settings.path.clone();
     let kind = flags.engine_kind()?;
     if !flags.use_existing_db {
-        engine::destroy(kind, &path, flags)?;
+        engine::destroy(kind, &settings)?;
     }
     let mut session = Session {
         flags,
         kind,
+        settings,
         path: path.clone(),
         db: None,
         seed,
