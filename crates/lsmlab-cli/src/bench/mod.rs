@@ -8,7 +8,6 @@ pub mod flags;
 pub mod header;
 pub mod json;
 pub mod keygen;
-pub mod layout;
 pub mod random;
 pub mod rate_limit;
 pub mod reporter;

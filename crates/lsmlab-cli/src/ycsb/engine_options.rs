@@ -2,8 +2,8 @@
 //! `-p lsmlab.<option>=value` for any engine option by its `lsmlab bench` flag name.
 
 use super::properties::Properties;
+use crate::bench::flags::set_engine_option;
 use crate::bench::flags::BenchFlags;
-use crate::bench::layout::set_engine_option;
 use crate::engine::EngineSettings;
 use crate::error::{CliError, CliResult};
 use lsmlab::Options;
