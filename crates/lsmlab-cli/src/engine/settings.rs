@@ -66,8 +66,6 @@ pub struct EngineSettings {
     pub cache_size: usize,
     /// Read tables and blob files through memory maps.
     pub mmap_read: bool,
-    /// Record latency histograms as well as tickers.
-    pub statistics: bool,
 
     // Filters.
     /// Bloom (or Ribbon) bits per key; 0 or less: no filter.
@@ -92,6 +90,10 @@ pub struct EngineSettings {
     pub blob_garbage_collection_age_cutoff: f64,
     /// Garbage fraction of those oldest blob files that forces compactions.
     pub blob_garbage_collection_force_threshold: f64,
+
+    // Observability.
+    /// Record latency histograms as well as tickers.
+    pub statistics: bool,
 
     /// What only lsmlab has: its layouts, shapes and compaction policies. The other engines
     /// refuse these when a command line sets them (`support.rs`).
