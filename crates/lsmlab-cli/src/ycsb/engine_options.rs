@@ -1,5 +1,8 @@
-//! The engine options of a YCSB run: `-p layout=leveldb|wisckey|fslsm` and
-//! `-p lsmlab.<option>=value` for any engine option by its `lsmlab bench` flag name.
+//! The engine settings of a YCSB run: `-p layout=leveldb|wisckey|fslsm` and
+//! `-p lsmlab.<option>=value` for any engine option by its `lsmlab bench` flag name. The
+//! properties go through `lsmlab bench`'s flag table (its parsing, defaults and checks), so a
+//! property and a flag of one name mean the same; the result is the engine-neutral
+//! [`EngineSettings`] every engine adapter reads.
 
 use super::properties::Properties;
 use crate::bench::flags::set_engine_option;
