@@ -3,8 +3,8 @@
 //! names the flag — never a panic. Values the parser accepts must also give engine options that
 //! open or refuse cleanly.
 
-use lsmlab_cli::bench::flags::{parse, Parsed, SUPPORTED};
 use lsmlab_cli::engine::lsmlab::{options, write_options};
+use lsmlab_cli::flags::{parse, Parsed, SUPPORTED};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 const ABSURD: &[&str] = &[

@@ -4,8 +4,8 @@
 //! disagree by accident.
 
 use lsmlab::Options;
-use lsmlab_cli::bench::flags::BenchFlags;
 use lsmlab_cli::engine::lsmlab::options;
+use lsmlab_cli::flags::BenchFlags;
 
 #[test]
 fn bench_flag_defaults_are_the_engines_option_defaults() {

@@ -3,8 +3,6 @@
 
 pub mod budget;
 pub mod clock;
-pub mod compat;
-pub mod flags;
 pub mod header;
 pub mod json;
 pub mod keygen;
@@ -17,8 +15,8 @@ pub mod workloads;
 
 use crate::engine::{self, EngineKind, EngineSettings, Store};
 use crate::error::{CliError, CliResult};
+use crate::flags::{BenchFlags, Parsed};
 use crate::report::engine::ClientCounts;
-use flags::{BenchFlags, Parsed};
 use json::{BenchmarkRecord, RunRecord};
 use random::Random64;
 use rate_limit::WriteRateLimiter;
@@ -33,7 +31,7 @@ use workloads::{Method, Shared, ThreadState};
 
 /// Entry point of `lsmlab bench ARGS`.
 pub fn main(args: &[String]) -> CliResult<()> {
-    match flags::parse(args)? {
+    match crate::flags::parse(args)? {
         Parsed::Help => {
             print!("{}", BenchFlags::help());
             Ok(())

@@ -13,7 +13,8 @@
 //! command line gave that an engine cannot honour is refused by name before anything runs
 //! ([`check_flags`], with the tables of `support.rs`).
 //!
-//! Nothing here knows a driver: `bench/` and `ycsb/` import this module, never the reverse.
+//! Nothing here knows a driver: `flags/`, `bench/` and `ycsb/` import this module, never the
+//! reverse.
 #![deny(missing_docs)]
 
 pub mod lsmlab;

@@ -293,7 +293,7 @@ impl Engine {
         }
         let (refusal, spell): (_, fn(&str) -> String) = match step.kind(i)? {
             StepKind::Bench | StepKind::Settle => {
-                let mut f = crate::bench::flags::BenchFlags::default();
+                let mut f = crate::flags::BenchFlags::default();
                 let mut set = Vec::new();
                 for (k, v) in flags {
                     f.set_raw(k, v)?;
@@ -426,7 +426,7 @@ impl Engine {
                         if step.kind(i)? != StepKind::Bench && step.kind(i)? != StepKind::Settle {
                             break;
                         }
-                        if !crate::bench::flags::SUPPORTED.contains(&k.as_str()) {
+                        if !crate::flags::SUPPORTED.contains(&k.as_str()) {
                             return Err(CliError::new(format!(
                                 "engine {}: --{k}: not a flag of lsmlab bench (cell {})",
                                 self.name,

@@ -5,10 +5,10 @@
 //! [`EngineSettings`] every engine adapter reads.
 
 use super::properties::Properties;
-use crate::bench::flags::set_engine_option;
-use crate::bench::flags::BenchFlags;
 use crate::engine::EngineSettings;
 use crate::error::{CliError, CliResult};
+use crate::flags::set_engine_option;
+use crate::flags::BenchFlags;
 use lsmlab::Options;
 
 /// Prefix of the properties that set engine options.

@@ -1,8 +1,13 @@
-//! db_bench's flags: the table of names and defaults (`table.rs`), the types they hold
-//! (`value.rs`), gflags-style parsing with flag files (`parse.rs`), refusals (`validate.rs`), the
-//! engine settings the flags describe (`settings.rs`) and the engine options settable by flag
-//! name from other front ends (`engine_options.rs`).
+//! db_bench's flags, the vocabulary `lsmlab bench` takes on its command line, `lsmlab ycsb`
+//! takes as `-p lsmlab.<flag>` engine options and the study runner checks plans against: the
+//! table of names and defaults (`table.rs`), the types they hold (`value.rs`), gflags-style
+//! parsing with flag files (`parse.rs`) and the db_bench flags accepted without effect
+//! (`compat.rs`), refusals (`validate.rs`), the engine settings the flags describe
+//! (`settings.rs`) and the engine options settable by flag name (`engine_options.rs`).
+//!
+//! It imports `engine/` (the settings it fills) and none of the front ends that use it.
 
+pub mod compat;
 mod engine_options;
 mod parse;
 mod settings;

@@ -6,8 +6,8 @@
 //! flag lsmlab does not implement yet is refused by name; an unknown flag gets the closest known
 //! name.
 
+use super::compat;
 use super::table::{BenchFlags, REFUSED, SUPPORTED};
-use crate::bench::compat;
 use crate::engine::EngineKind;
 use crate::error::{CliError, CliResult};
 use crate::suggest::closest;
