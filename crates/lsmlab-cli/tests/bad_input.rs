@@ -3,7 +3,8 @@
 //! names the flag — never a panic. Values the parser accepts must also give engine options that
 //! open or refuse cleanly.
 
-use lsmlab_cli::bench::flags::{parse, Parsed, SUPPORTED};
+use lsmlab_cli::engine::lsmlab::{options, write_options};
+use lsmlab_cli::flags::{parse, Parsed, SUPPORTED};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 const ABSURD: &[&str] = &[
@@ -46,14 +47,18 @@ fn every_bench_flag_with_absurd_values_parses_or_names_itself() {
                 }
                 Ok(Parsed::Run { flags, .. }) => {
                     accepted += 1;
-                    // The engine options it gives are valid or refused by name.
-                    let o = catch_unwind(AssertUnwindSafe(|| flags.options().validate()))
+                    // Flags the parser accepted give settings, and the engine options of
+                    // those are valid or refused by name.
+                    let settings = flags
+                        .settings()
+                        .unwrap_or_else(|e| panic!("{arg}: accepted, yet no settings: {e}"));
+                    let o = catch_unwind(AssertUnwindSafe(|| options(&settings).validate()))
                         .unwrap_or_else(|_| panic!("{arg}: building options panicked"));
                     if let Err(e) = o {
                         assert!(!e.to_string().contains('\n'), "{arg}: {e}");
                     }
                     let _ = catch_unwind(AssertUnwindSafe(|| {
-                        (flags.write_options(), flags.benchmark_list())
+                        (write_options(&settings), flags.benchmark_list())
                     }))
                     .unwrap_or_else(|_| panic!("{arg}: panicked"));
                 }

@@ -1,9 +1,9 @@
 //! Every benchmark kind on a small database in a temporary directory: the counts add up and the
 //! output parses with the regular expressions people use on db_bench's output.
 
-use lsmlab_cli::bench::flags::{parse, BenchFlags, Parsed};
 use lsmlab_cli::bench::json::BenchmarkRecord;
 use lsmlab_cli::bench::random::Random64;
+use lsmlab_cli::flags::{parse, BenchFlags, Parsed};
 use std::collections::HashSet;
 
 fn flags(args: &[&str], dir: &tempfile::TempDir) -> BenchFlags {

@@ -4,11 +4,12 @@
 //! disagree by accident.
 
 use lsmlab::Options;
-use lsmlab_cli::bench::flags::BenchFlags;
+use lsmlab_cli::engine::lsmlab::options;
+use lsmlab_cli::flags::BenchFlags;
 
 #[test]
 fn bench_flag_defaults_are_the_engines_option_defaults() {
-    let from_flags = BenchFlags::default().options();
+    let from_flags = options(&BenchFlags::default().settings().unwrap());
     let engine = Options::default();
     macro_rules! same {
         ($($field:ident),* $(,)?) => {

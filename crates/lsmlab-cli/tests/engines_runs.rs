@@ -4,9 +4,9 @@
 //! by one run is read by the next (`--use_existing_db`), and flags an engine cannot honour are
 //! refused by name.
 
-use lsmlab_cli::bench::flags::{parse, Parsed};
 use lsmlab_cli::bench::json::BenchmarkRecord;
 use lsmlab_cli::bench::random::Random64;
+use lsmlab_cli::flags::{parse, Parsed};
 use lsmlab_cli::ycsb::workload::Op;
 use lsmlab_cli::ycsb::{self, Phase};
 use std::collections::HashSet;

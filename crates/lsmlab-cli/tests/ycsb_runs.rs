@@ -18,8 +18,10 @@ fn workload(name: &str, overrides: &[&str]) -> CoreWorkload {
 fn loaded_db(records: u64) -> (tempfile::TempDir, LsmlabStore) {
     let dir = tempfile::tempdir().unwrap();
     // The options `lsmlab ycsb` opens with when no property sets one.
-    let flags = engine_options::flags(&Properties::default()).unwrap().0;
-    let db = LsmlabStore::open(dir.path().to_str().unwrap(), &flags, true).unwrap();
+    let settings = engine_options::settings(&Properties::default(), dir.path().to_str().unwrap())
+        .unwrap()
+        .0;
+    let db = LsmlabStore::open(&settings, true).unwrap();
     let w = workload("workloada", &[&format!("recordcount={records}")]);
     let r = run_phase(&db, &w, Phase::Load).unwrap();
     assert_eq!(r.operations, records);

@@ -32,8 +32,22 @@ pub enum Error {
         /// What check failed.
         message: String,
     },
-    /// An option, flag or argument is out of its allowed range.
-    InvalidArgument(String),
+    /// An option holds a value outside what it allows: the option's name (as a field of
+    /// [`crate::Options`] or of a parameter set within it, e.g. `fslsm_gamma`), the value as
+    /// given, and what is allowed. Front ends map the name back to the flag their user typed,
+    /// which is why it is data and not only text.
+    InvalidArgument {
+        /// The option, e.g. `write_buffer_size`.
+        option: String,
+        /// The value it was given, as text (strings quoted).
+        value: String,
+        /// What the option allows, e.g. `must be at least 4096 bytes`.
+        allowed: String,
+    },
+    /// A call the engine cannot carry out with the arguments or in the state it was given (a
+    /// key larger than a memtable entry, keys out of order to a table builder, a write after the
+    /// MANIFEST failed): a misuse of the API, not a bad option.
+    InvalidRequest(String),
     /// The path is not a database, or the database is already open elsewhere.
     NotADatabase(String),
     /// A background flush or compaction failed earlier; the database refuses writes until reopened.
@@ -62,6 +76,19 @@ impl Error {
         }
     }
 
+    /// An option `option` given `value`, and what it allows.
+    pub fn invalid_option(
+        option: impl Into<String>,
+        value: impl fmt::Display,
+        allowed: impl Into<String>,
+    ) -> Error {
+        Error::InvalidArgument {
+            option: option.into(),
+            value: value.to_string(),
+            allowed: allowed.into(),
+        }
+    }
+
     /// True for [`Error::Corruption`], also when wrapped as a background error.
     pub fn is_corruption(&self) -> bool {
         match self {
@@ -87,7 +114,13 @@ impl fmt::Display for Error {
                 "Corruption: {} at offset {offset}: {message}",
                 file.display()
             ),
-            Error::InvalidArgument(m) => write!(f, "Invalid argument: {m}"),
+            Error::InvalidArgument {
+                option,
+                value,
+                allowed,
+            } => write!(f, "Invalid argument: {option} = {value}: {allowed}"),
+            // The same words as a bad option: both are RocksDB's `Status::InvalidArgument`.
+            Error::InvalidRequest(m) => write!(f, "Invalid argument: {m}"),
             Error::NotADatabase(m) => write!(f, "{m}"),
             Error::Background(e) => write!(
                 f,

@@ -1,6 +1,6 @@
 //! The header db_bench prints before the benchmarks (`PrintEnvironment` and `PrintHeader`).
 
-use super::flags::BenchFlags;
+use crate::flags::BenchFlags;
 use lsmlab::Compression;
 use std::fmt::Write as _;
 

@@ -1,6 +1,6 @@
 //! The `--json=FILE` document: every figure of a run, for the lab and notebooks.
 
-use super::flags::BenchFlags;
+use crate::flags::BenchFlags;
 use crate::report::figures::Figures;
 use crate::report::latency::LatencySummary;
 use serde::Serialize;

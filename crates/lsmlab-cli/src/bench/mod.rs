@@ -3,12 +3,9 @@
 
 pub mod budget;
 pub mod clock;
-pub mod compat;
-pub mod flags;
 pub mod header;
 pub mod json;
 pub mod keygen;
-pub mod layout;
 pub mod random;
 pub mod rate_limit;
 pub mod reporter;
@@ -16,10 +13,10 @@ pub mod stats;
 pub mod valuegen;
 pub mod workloads;
 
-use crate::engine::{self, EngineKind, Store};
+use crate::engine::{self, EngineKind, EngineSettings, Store};
 use crate::error::{CliError, CliResult};
+use crate::flags::{BenchFlags, Parsed};
 use crate::report::engine::ClientCounts;
-use flags::{BenchFlags, Parsed};
 use json::{BenchmarkRecord, RunRecord};
 use random::Random64;
 use rate_limit::WriteRateLimiter;
@@ -34,7 +31,7 @@ use workloads::{Method, Shared, ThreadState};
 
 /// Entry point of `lsmlab bench ARGS`.
 pub fn main(args: &[String]) -> CliResult<()> {
-    match flags::parse(args)? {
+    match crate::flags::parse(args)? {
         Parsed::Help => {
             print!("{}", BenchFlags::help());
             Ok(())
@@ -63,6 +60,8 @@ fn io_err(e: std::io::Error) -> CliError {
 struct Session<'a> {
     flags: &'a BenchFlags,
     kind: EngineKind,
+    /// What the store is opened with, `--db` among it.
+    settings: EngineSettings,
     path: String,
     db: Option<Box<dyn Store>>,
     seed: u64,
@@ -81,12 +80,7 @@ impl Session<'_> {
                 "load one first (a fill benchmark with --use_existing_db=0)",
             ));
         }
-        let db = engine::open(
-            self.kind,
-            &self.path,
-            self.flags,
-            !self.flags.use_existing_db,
-        )
+        let db = engine::open(self.kind, &self.settings, !self.flags.use_existing_db)
         .map_err(|e| {
             // The directory holds a database (it has CURRENT) that open refused: damage, or
             // options that do not match it. Never advise --use_existing_db=0 here: it would
@@ -107,11 +101,11 @@ impl Session<'_> {
     fn reopen_fresh(&mut self) -> CliResult<()> {
         match self.db.take() {
             Some(db) => {
-                self.db = Some(db.reopen_fresh(&self.path, self.flags)?);
+                self.db = Some(db.reopen_fresh(&self.settings)?);
                 Ok(())
             }
             None => {
-                engine::destroy(self.kind, &self.path, self.flags)?;
+                engine::destroy(self.kind, &self.settings)?;
                 self.open()
             }
         }
@@ -254,14 +248,16 @@ pub fn run(
                 .map_err(|e| CliError::new(format!("--json: cannot write {}: {e}", flags.json)))?,
         )
     };
-    let path = flags.db_path();
+    let settings = flags.settings()?;
+    let path = settings.path.clone();
     let kind = flags.engine_kind()?;
     if !flags.use_existing_db {
-        engine::destroy(kind, &path, flags)?;
+        engine::destroy(kind, &settings)?;
     }
     let mut session = Session {
         flags,
         kind,
+        settings,
         path: path.clone(),
         db: None,
         seed,

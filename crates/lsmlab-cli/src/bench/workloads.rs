@@ -1,7 +1,6 @@
 //! The body of each benchmark, run by every thread of it (db_bench's `Benchmark::<Method>`).
 
 use super::budget::OpBudget;
-use super::flags::BenchFlags;
 use super::keygen::{generate_key, KeyGenerator, KeyOrder};
 use super::random::Random64;
 use super::rate_limit::WriteRateLimiter;
@@ -9,6 +8,7 @@ use super::stats::{OpType, ThreadStats};
 use super::valuegen::ValueGenerator;
 use crate::engine::Store;
 use crate::error::CliResult;
+use crate::flags::BenchFlags;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What the threads of one benchmark share.

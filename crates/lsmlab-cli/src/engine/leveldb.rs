@@ -1,11 +1,11 @@
 //! LevelDB behind the driver's interface: the library Debian ships (`libleveldb-dev` 1.23),
 //! through its C API. LevelDB's shape is fixed (7 levels, level 1 of 10 MiB, level-0 triggers
-//! 4/8/12, one background thread); the flags it can take are mapped, the others refused
+//! 4/8/12, one background thread); the settings it can take are mapped, the others refused
 //! (`support.rs`).
 
 use super::leveldb_ffi as ffi;
+use super::settings::EngineSettings;
 use super::{EngineKind, Found, Store, StoreIter, Writer};
-use crate::bench::flags::BenchFlags;
 use crate::error::{CliError, CliResult};
 use crate::report::engine::ClientCounts;
 use crate::report::figures::{CounterSnapshot, Figures, Snapshot};
@@ -40,29 +40,24 @@ pub struct LevelDbStore {
 }
 
 impl LevelDbStore {
-    /// Opens (or with `create_if_missing` creates) the database at `path`.
-    pub fn open(
-        path: &str,
-        flags: &BenchFlags,
-        create_if_missing: bool,
-    ) -> CliResult<LevelDbStore> {
+    /// Opens (or with `create_if_missing` creates) the database at `s.path`.
+    pub fn open(s: &EngineSettings, create_if_missing: bool) -> CliResult<LevelDbStore> {
+        let path = &s.path;
         let mut o = ffi::Options::new();
         o.set_create_if_missing(create_if_missing);
-        o.set_write_buffer_size(flags.write_buffer_size);
-        o.set_max_file_size(usize::try_from(flags.target_file_size_base).unwrap_or(usize::MAX));
-        o.set_block_size(flags.block_size);
-        o.set_block_restart_interval(
-            i32::try_from(flags.block_restart_interval).unwrap_or(i32::MAX),
-        );
-        // lsmlab's flags allow none, lz4, zstd; support.rs lets only none through.
+        o.set_write_buffer_size(s.write_buffer_size);
+        o.set_max_file_size(usize::try_from(s.target_file_size_base).unwrap_or(usize::MAX));
+        o.set_block_size(s.block_size);
+        o.set_block_restart_interval(i32::try_from(s.block_restart_interval).unwrap_or(i32::MAX));
+        // The settings allow none, lz4, zstd; support.rs lets only none through.
         o.set_compression(ffi::NO_COMPRESSION);
-        if flags.cache_size > 0 {
-            o.set_lru_cache(flags.cache_size as usize);
+        if s.cache_size > 0 {
+            o.set_lru_cache(s.cache_size);
         }
-        if flags.bloom_bits > 0.0 {
-            o.set_bloom(flags.bloom_bits as i32);
+        if s.bloom_bits > 0.0 {
+            o.set_bloom(s.bloom_bits as i32);
         }
-        let db = ffi::Db::open(&o, path, flags.sync)
+        let db = ffi::Db::open(&o, path, s.sync)
             .map_err(|e| CliError::new(format!("open {path}: {e}")))?;
         Ok(LevelDbStore { db, _options: o })
     }
@@ -287,11 +282,11 @@ impl Store for LevelDbStore {
         Ok(())
     }
 
-    fn reopen_fresh(self: Box<Self>, path: &str, flags: &BenchFlags) -> CliResult<Box<dyn Store>> {
+    fn reopen_fresh(self: Box<Self>, s: &EngineSettings) -> CliResult<Box<dyn Store>> {
         // LevelDB has no statistics object to keep: a new store.
         drop(self);
-        destroy(path)?;
-        Ok(Box::new(LevelDbStore::open(path, flags, true)?))
+        destroy(&s.path)?;
+        Ok(Box::new(LevelDbStore::open(s, true)?))
     }
 }
 

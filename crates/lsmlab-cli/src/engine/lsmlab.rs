@@ -1,12 +1,97 @@
-//! The lsmlab engine behind the driver's interface: `lsmlab::Db` in process.
+//! The lsmlab engine behind the driver's interface: `lsmlab::Db` in process, with the
+//! settings mapped onto `lsmlab::Options` (its names are db_bench's, so the mapping is
+//! mostly one to one; the layout preset and the shape are applied over it).
 
+use super::settings::EngineSettings;
 use super::{EngineKind, Found, Store, StoreIter, Writer};
-use crate::bench::flags::BenchFlags;
 use crate::error::{CliError, CliResult};
 use crate::report::engine::{ClientCounts, EngineSnapshot, LsmFigures};
 use crate::report::figures::{Figures, Snapshot};
-use lsmlab::{Db, DbIterator, ReadOptions, WriteBatch, WriteOptions};
+use lsmlab::filter::{FilterKind, FilterOptions};
+use lsmlab::{Compression, Db, DbIterator, Options, ReadOptions, WriteBatch, WriteOptions};
 use std::path::Path;
+
+/// lsmlab's options for `s`. Range checks are `Options::validate`'s.
+pub fn options(s: &EngineSettings) -> Options {
+    let mut o = Options {
+        write_buffer_size: s.write_buffer_size,
+        max_write_buffer_number: s.max_write_buffer_number,
+        level0_file_num_compaction_trigger: s.level0_file_num_compaction_trigger,
+        level0_slowdown_writes_trigger: s.level0_slowdown_writes_trigger,
+        level0_stop_writes_trigger: s.level0_stop_writes_trigger,
+        delayed_write_rate: s.delayed_write_rate,
+        bytes_per_sync: s.bytes_per_sync,
+        allow_mmap_reads: s.mmap_read,
+        max_bytes_for_level_base: s.max_bytes_for_level_base,
+        max_bytes_for_level_multiplier: s.max_bytes_for_level_multiplier,
+        level_compaction_dynamic_level_bytes: s.level_compaction_dynamic_level_bytes,
+        target_file_size_base: s.target_file_size_base,
+        num_levels: s.num_levels,
+        max_background_jobs: s.max_background_jobs,
+        block_size: s.block_size,
+        block_restart_interval: s.block_restart_interval,
+        compression: s.compression_type,
+        compression_per_level: match s.min_level_to_compress {
+            // As db_bench: levels below the minimum uncompressed, the rest as asked.
+            Some(min) => (0..s.num_levels)
+                .map(|l| {
+                    if l < min {
+                        Compression::None
+                    } else {
+                        s.compression_type
+                    }
+                })
+                .collect(),
+            None => Vec::new(),
+        },
+        wal_dir: s.wal_dir.clone().map(Into::into),
+        block_cache_size: s.cache_size,
+        filter: FilterOptions {
+            bits_per_key: s.bloom_bits.max(0.0),
+            kind: if s.use_ribbon_filter {
+                FilterKind::Ribbon
+            } else {
+                FilterKind::Bloom
+            },
+            bloom_before_level: s.bloom_before_level,
+        },
+        statistics: s.statistics,
+        disable_auto_compactions: s.disable_auto_compactions,
+        enable_blob_files: s.enable_blob_files,
+        min_blob_size: s.min_blob_size,
+        blob_file_size: s.blob_file_size,
+        blob_compression_type: s.blob_compression_type,
+        enable_blob_garbage_collection: s.enable_blob_garbage_collection,
+        blob_garbage_collection_age_cutoff: s.blob_garbage_collection_age_cutoff,
+        blob_garbage_collection_force_threshold: s.blob_garbage_collection_force_threshold,
+        max_files_for_level_base: s.lsmlab.max_files_for_level_base,
+        deterministic_background: s.lsmlab.deterministic_background,
+        compaction_victims: s.lsmlab.compaction_victims,
+        ..Options::default()
+    };
+    let l = &s.lsmlab;
+    if !l.layout.is_empty() {
+        // The preset overrides the blob settings (wisckey and fslsm separate every value). A
+        // name the engine does not know leaves the options as the other settings made them;
+        // the drivers refuse it before opening.
+        let _ = o.apply_layout_preset(&l.layout);
+    }
+    if !l.shape.is_empty() {
+        // The settings a shape sets may not be given with it (`support::check`), so it
+        // overrides only their defaults.
+        let _ = o.apply_shape(&l.shape);
+    }
+    o.fslsm = l.fslsm.clone();
+    o
+}
+
+/// The options of every write.
+pub fn write_options(s: &EngineSettings) -> WriteOptions {
+    WriteOptions {
+        sync: s.sync,
+        disable_wal: s.disable_wal,
+    }
+}
 
 /// An open lsmlab database.
 pub struct LsmlabStore {
@@ -19,23 +104,25 @@ fn err(what: &str, e: lsmlab::Error) -> CliError {
     CliError::new(format!("{what}: {e}"))
 }
 
-/// Removes the lsmlab database at `path`.
-pub fn destroy(path: &str, flags: &BenchFlags) -> CliResult<()> {
-    Db::destroy(path, &flags.options()).map_err(|e| CliError::new(format!("destroy {path}: {e}")))
+/// Removes the lsmlab database at `s.path` (and its WALs, wherever `s` puts them).
+pub fn destroy(s: &EngineSettings) -> CliResult<()> {
+    let path = &s.path;
+    Db::destroy(path, &options(s)).map_err(|e| CliError::new(format!("destroy {path}: {e}")))
 }
 
 impl LsmlabStore {
-    /// Opens (or with `create_if_missing` creates) the database at `path`.
-    pub fn open(path: &str, flags: &BenchFlags, create_if_missing: bool) -> CliResult<LsmlabStore> {
-        let opts = lsmlab::Options {
+    /// Opens (or with `create_if_missing` creates) the database at `s.path`.
+    pub fn open(s: &EngineSettings, create_if_missing: bool) -> CliResult<LsmlabStore> {
+        let path = &s.path;
+        let opts = Options {
             create_if_missing,
-            ..flags.options()
+            ..options(s)
         };
         let db = Db::open(path, opts).map_err(|e| CliError::new(format!("open {path}: {e}")))?;
         Ok(LsmlabStore {
             db,
             path: path.to_string(),
-            write_options: flags.write_options(),
+            write_options: write_options(s),
         })
     }
 
@@ -224,9 +311,9 @@ impl Store for LsmlabStore {
             .map_err(|e| CliError::new(format!("close {path}: {e}")))
     }
 
-    fn reopen_fresh(self: Box<Self>, path: &str, flags: &BenchFlags) -> CliResult<Box<dyn Store>> {
+    fn reopen_fresh(self: Box<Self>, s: &EngineSettings) -> CliResult<Box<dyn Store>> {
         self.close()?;
-        destroy(path, flags)?;
-        Ok(Box::new(LsmlabStore::open(path, flags, true)?))
+        destroy(s)?;
+        Ok(Box::new(LsmlabStore::open(s, true)?))
     }
 }

@@ -7,11 +7,18 @@
 //! (cargo features `rocksdb` and `leveldb`; see docs/engines.md). The FFI of each library is
 //! in one module with safe wrappers; nothing else here is `unsafe`.
 //!
-//! Every engine takes the options as db_bench's flags ([`BenchFlags`]); a flag an engine cannot
-//! honour is refused by name before anything runs ([`check_flags`]).
+//! The drivers fill one engine-neutral [`EngineSettings`] (db_bench's names, typed values) and
+//! every adapter maps it onto its engine's options — lsmlab's in `lsmlab.rs`, RocksDB's in
+//! `rocksdb.rs`, LevelDB's in `leveldb.rs` — side by side behind [`Store`]. A setting the
+//! command line gave that an engine cannot honour is refused by name before anything runs
+//! ([`check_flags`], with the tables of `support.rs`).
+//!
+//! Nothing here knows a driver: `flags/`, `bench/` and `ycsb/` import this module, never the
+//! reverse.
 #![deny(missing_docs)]
 
 pub mod lsmlab;
+pub mod settings;
 pub mod support;
 
 #[cfg(feature = "leveldb")]
@@ -23,11 +30,12 @@ pub mod rocksdb;
 #[cfg(feature = "rocksdb")]
 mod rocksdb_ffi;
 
-use crate::bench::flags::BenchFlags;
 use crate::error::{CliError, CliResult};
 use crate::report::engine::ClientCounts;
 use crate::report::figures::{Figures, Snapshot};
 use std::path::Path;
+
+pub use settings::{EngineSettings, LsmlabSettings};
 
 /// The engines the driver knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,51 +190,52 @@ pub trait Store: Send + Sync {
     ) -> Figures;
     /// Closes the store, reporting an error the close met.
     fn close(self: Box<Self>) -> CliResult<()>;
-    /// Closes the store, removes its database and opens a new, empty one at `path` with the
-    /// same options — and, as db_bench, the same statistics object, so that `--statistics`
-    /// accumulates over the whole run.
-    fn reopen_fresh(self: Box<Self>, path: &str, flags: &BenchFlags) -> CliResult<Box<dyn Store>>;
+    /// Closes the store, removes its database and opens a new, empty one at `settings.path`
+    /// with the same options — and, as db_bench, the same statistics object, so that
+    /// `--statistics` accumulates over the whole run.
+    fn reopen_fresh(self: Box<Self>, settings: &EngineSettings) -> CliResult<Box<dyn Store>>;
 }
 
-/// Checks every flag the command line set against what `kind` can honour; the error names the
-/// first flag it cannot (`prefix` is how the caller spells flags: `--` or `-p lsmlab.`).
+/// Checks every setting the command line set (`explicit`, by name) against what `kind` can
+/// honour; the error names the first one it cannot as the caller spells it (`spell("num_levels")`
+/// is `--num_levels` for bench, `-p lsmlab.num_levels` for YCSB).
 pub fn check_flags(
     kind: EngineKind,
-    flags: &BenchFlags,
+    settings: &EngineSettings,
     explicit: &[String],
-    prefix: &str,
+    spell: impl Fn(&str) -> String,
 ) -> CliResult<()> {
-    support::check(kind, flags, explicit).map_err(|(name, why)| {
-        CliError::new(format!(
-            "{prefix}{name}: {why}; the {} engine cannot honour it (docs/engines.md)",
-            kind.name()
-        ))
-    })
+    support::check(kind, settings, explicit)
+        .map_err(|(name, why)| refused(kind, &spell(&name), &why))
 }
 
-/// Opens the store at `path` with the options `flags` describe.
+/// The error of a setting `kind` cannot honour, `what` naming it as the user typed it.
+pub fn refused(kind: EngineKind, what: &str, why: &str) -> CliError {
+    CliError::new(format!(
+        "{what}: {why}; the {} engine cannot honour it (docs/engines.md)",
+        kind.name()
+    ))
+}
+
+/// Opens the store at `settings.path` with the options `settings` describe.
 pub fn open(
     kind: EngineKind,
-    path: &str,
-    flags: &BenchFlags,
+    settings: &EngineSettings,
     create_if_missing: bool,
 ) -> CliResult<Box<dyn Store>> {
     match kind {
         EngineKind::Lsmlab => Ok(Box::new(lsmlab::LsmlabStore::open(
-            path,
-            flags,
+            settings,
             create_if_missing,
         )?)),
         #[cfg(feature = "rocksdb")]
         EngineKind::RocksDb => Ok(Box::new(rocksdb::RocksDbStore::open(
-            path,
-            flags,
+            settings,
             create_if_missing,
         )?)),
         #[cfg(feature = "leveldb")]
         EngineKind::LevelDb => Ok(Box::new(leveldb::LevelDbStore::open(
-            path,
-            flags,
+            settings,
             create_if_missing,
         )?)),
         #[allow(unreachable_patterns)]
@@ -234,14 +243,14 @@ pub fn open(
     }
 }
 
-/// Removes the database at `path` (nothing if there is none).
-pub fn destroy(kind: EngineKind, path: &str, flags: &BenchFlags) -> CliResult<()> {
+/// Removes the database at `settings.path` (nothing if there is none).
+pub fn destroy(kind: EngineKind, settings: &EngineSettings) -> CliResult<()> {
     match kind {
-        EngineKind::Lsmlab => lsmlab::destroy(path, flags),
+        EngineKind::Lsmlab => lsmlab::destroy(settings),
         #[cfg(feature = "rocksdb")]
-        EngineKind::RocksDb => rocksdb::destroy(path),
+        EngineKind::RocksDb => rocksdb::destroy(&settings.path),
         #[cfg(feature = "leveldb")]
-        EngineKind::LevelDb => leveldb::destroy(path),
+        EngineKind::LevelDb => leveldb::destroy(&settings.path),
         #[allow(unreachable_patterns)]
         other => Err(not_built(other)),
     }

@@ -1,9 +1,9 @@
 //! RocksDB behind the driver's interface: the library Debian ships (`librocksdb-dev`), through
-//! its C API, with db_bench's flags mapped onto RocksDB's options as db_bench 7.8 maps them.
+//! its C API, with the settings mapped onto RocksDB's options as db_bench 7.8 maps its flags.
 
 use super::rocksdb_ffi::{self as ffi, compression};
+use super::settings::EngineSettings;
 use super::{EngineKind, Found, Store, StoreIter, Writer};
-use crate::bench::flags::BenchFlags;
 use crate::error::{CliError, CliResult};
 use crate::report::engine::ClientCounts;
 use crate::report::figures::{CounterSnapshot, Figures, Snapshot};
@@ -35,61 +35,61 @@ fn compression_of(c: Compression) -> i32 {
     }
 }
 
-/// RocksDB's options for `flags`, as db_bench 7.8's `InitializeOptionsFromFlags` sets them.
-fn options(flags: &BenchFlags, create_if_missing: bool) -> CliResult<ffi::Options> {
+/// RocksDB's options for `s`, as db_bench 7.8's `InitializeOptionsFromFlags` sets them.
+fn options(s: &EngineSettings, create_if_missing: bool) -> CliResult<ffi::Options> {
     let mut o = ffi::Options::new();
     // No setter in c.h 7.8: set by RocksDB's option-string syntax, first (it copies the rest).
-    o.apply_string(&format!("delayed_write_rate={}", flags.delayed_write_rate))
+    o.apply_string(&format!("delayed_write_rate={}", s.delayed_write_rate))
         .map_err(|e| CliError::new(format!("--delayed_write_rate: RocksDB refused it: {e}")))?;
     o.set_create_if_missing(create_if_missing);
-    o.set_write_buffer_size(flags.write_buffer_size);
-    o.set_max_write_buffer_number(clamp_i32(flags.max_write_buffer_number));
-    o.set_level0_file_num_compaction_trigger(clamp_i32(flags.level0_file_num_compaction_trigger));
-    o.set_level0_slowdown_writes_trigger(clamp_i32(flags.level0_slowdown_writes_trigger));
-    o.set_level0_stop_writes_trigger(clamp_i32(flags.level0_stop_writes_trigger));
-    o.set_target_file_size_base(flags.target_file_size_base);
-    o.set_max_bytes_for_level_base(flags.max_bytes_for_level_base);
-    o.set_max_bytes_for_level_multiplier(flags.max_bytes_for_level_multiplier);
-    o.set_level_compaction_dynamic_level_bytes(flags.level_compaction_dynamic_level_bytes);
-    o.set_num_levels(clamp_i32(flags.num_levels));
-    o.set_max_background_jobs(clamp_i32(flags.max_background_jobs));
-    o.set_disable_auto_compactions(flags.disable_auto_compactions);
-    let c = compression_of(flags.compression()?);
+    o.set_write_buffer_size(s.write_buffer_size);
+    o.set_max_write_buffer_number(clamp_i32(s.max_write_buffer_number));
+    o.set_level0_file_num_compaction_trigger(clamp_i32(s.level0_file_num_compaction_trigger));
+    o.set_level0_slowdown_writes_trigger(clamp_i32(s.level0_slowdown_writes_trigger));
+    o.set_level0_stop_writes_trigger(clamp_i32(s.level0_stop_writes_trigger));
+    o.set_target_file_size_base(s.target_file_size_base);
+    o.set_max_bytes_for_level_base(s.max_bytes_for_level_base);
+    o.set_max_bytes_for_level_multiplier(s.max_bytes_for_level_multiplier);
+    o.set_level_compaction_dynamic_level_bytes(s.level_compaction_dynamic_level_bytes);
+    o.set_num_levels(clamp_i32(s.num_levels));
+    o.set_max_background_jobs(clamp_i32(s.max_background_jobs));
+    o.set_disable_auto_compactions(s.disable_auto_compactions);
+    let c = compression_of(s.compression_type);
     o.set_compression(c);
-    if let Ok(min) = usize::try_from(flags.min_level_to_compress) {
-        let levels: Vec<i32> = (0..flags.num_levels)
+    if let Some(min) = s.min_level_to_compress {
+        let levels: Vec<i32> = (0..s.num_levels)
             .map(|l| if l < min { compression::NONE } else { c })
             .collect();
         o.set_compression_per_level(&levels);
     }
-    o.set_bytes_per_sync(flags.bytes_per_sync);
-    if !flags.wal_dir.is_empty() {
-        o.set_wal_dir(&flags.wal_dir)
+    o.set_bytes_per_sync(s.bytes_per_sync);
+    if let Some(wal_dir) = &s.wal_dir {
+        o.set_wal_dir(wal_dir)
             .map_err(|e| CliError::new(format!("--wal_dir: {e}")))?;
     }
-    if flags.statistics {
+    if s.statistics {
         o.enable_statistics();
     }
-    o.set_enable_blob_files(flags.enable_blob_files);
-    o.set_min_blob_size(flags.min_blob_size);
-    o.set_blob_file_size(flags.blob_file_size);
-    o.set_blob_compression_type(compression_of(flags.blob_compression()?));
-    o.set_enable_blob_gc(flags.enable_blob_garbage_collection);
-    o.set_blob_gc_age_cutoff(flags.blob_garbage_collection_age_cutoff);
-    o.set_blob_gc_force_threshold(flags.blob_garbage_collection_force_threshold);
+    o.set_enable_blob_files(s.enable_blob_files);
+    o.set_min_blob_size(s.min_blob_size);
+    o.set_blob_file_size(s.blob_file_size);
+    o.set_blob_compression_type(compression_of(s.blob_compression_type));
+    o.set_enable_blob_gc(s.enable_blob_garbage_collection);
+    o.set_blob_gc_age_cutoff(s.blob_garbage_collection_age_cutoff);
+    o.set_blob_gc_force_threshold(s.blob_garbage_collection_force_threshold);
     let mut t = ffi::TableOptions::new();
-    t.set_block_size(flags.block_size);
-    t.set_block_restart_interval(clamp_i32(flags.block_restart_interval));
-    if flags.cache_size > 0 {
-        t.set_lru_cache(flags.cache_size as usize);
+    t.set_block_size(s.block_size);
+    t.set_block_restart_interval(clamp_i32(s.block_restart_interval));
+    if s.cache_size > 0 {
+        t.set_lru_cache(s.cache_size);
     } else {
         t.set_no_block_cache();
     }
-    if flags.bloom_bits > 0.0 {
-        if flags.use_ribbon_filter {
-            t.set_ribbon(flags.bloom_bits, flags.bloom_before_level);
+    if s.bloom_bits > 0.0 {
+        if s.use_ribbon_filter {
+            t.set_ribbon(s.bloom_bits, s.bloom_before_level);
         } else {
-            t.set_bloom(flags.bloom_bits);
+            t.set_bloom(s.bloom_bits);
         }
     }
     o.set_table_options(&t);
@@ -117,18 +117,15 @@ pub struct RocksDbStore {
 }
 
 impl RocksDbStore {
-    /// Opens (or with `create_if_missing` creates) the database at `path`.
-    pub fn open(
-        path: &str,
-        flags: &BenchFlags,
-        create_if_missing: bool,
-    ) -> CliResult<RocksDbStore> {
-        let options = options(flags, create_if_missing)?;
-        let db = ffi::Db::open(&options, path, flags.sync, flags.disable_wal)
+    /// Opens (or with `create_if_missing` creates) the database at `s.path`.
+    pub fn open(s: &EngineSettings, create_if_missing: bool) -> CliResult<RocksDbStore> {
+        let path = &s.path;
+        let options = options(s, create_if_missing)?;
+        let db = ffi::Db::open(&options, path, s.sync, s.disable_wal)
             .map_err(|e| CliError::new(format!("open {path}: {e}")))?;
         let layout = format!(
             "leveled (RocksDB{})",
-            if flags.level_compaction_dynamic_level_bytes {
+            if s.level_compaction_dynamic_level_bytes {
                 ", dynamic level bytes"
             } else {
                 ""
@@ -137,8 +134,8 @@ impl RocksDbStore {
         Ok(RocksDbStore {
             db,
             options,
-            disable_auto_compactions: flags.disable_auto_compactions,
-            num_levels: flags.num_levels,
+            disable_auto_compactions: s.disable_auto_compactions,
+            num_levels: s.num_levels,
             layout,
         })
     }
@@ -361,7 +358,8 @@ impl Store for RocksDbStore {
         Ok(())
     }
 
-    fn reopen_fresh(self: Box<Self>, path: &str, flags: &BenchFlags) -> CliResult<Box<dyn Store>> {
+    fn reopen_fresh(self: Box<Self>, s: &EngineSettings) -> CliResult<Box<dyn Store>> {
+        let path = &s.path;
         // The same options object: its statistics accumulate over the run, as db_bench's.
         let RocksDbStore {
             db,
@@ -374,7 +372,7 @@ impl Store for RocksDbStore {
         ffi::destroy_db(&options, path)
             .map_err(|e| CliError::new(format!("destroy {path}: {e}")))?;
         options.set_create_if_missing(true);
-        let db = ffi::Db::open(&options, path, flags.sync, flags.disable_wal)
+        let db = ffi::Db::open(&options, path, s.sync, s.disable_wal)
             .map_err(|e| CliError::new(format!("open {path}: {e}")))?;
         Ok(Box::new(RocksDbStore {
             db,

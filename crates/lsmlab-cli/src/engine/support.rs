@@ -1,17 +1,19 @@
-//! Which db_bench flags each engine honours. A flag the command line set that the engine
-//! cannot honour is refused by name before anything runs; a flag left at its default never is
-//! (the engine then runs with its own default, listed in docs/engines.md).
+//! Which settings each engine honours, by their names (db_bench's flag names). A setting the
+//! command line gave that the engine cannot honour is refused by name before anything runs; a
+//! setting left at its default never is (the engine then runs with its own default, listed in
+//! docs/engines.md).
 //!
-//! A flag set to the value that is the engine's only behaviour (`--use_ribbon_filter=false`,
+//! A setting given the value that is the engine's only behaviour (`--use_ribbon_filter=false`,
 //! `--num_levels=7` on LevelDB) is accepted: it asks for nothing the engine does not do.
 
+use super::settings::EngineSettings;
 use super::EngineKind;
-use crate::bench::flags::BenchFlags;
+use lsmlab::Compression;
 
-/// Why a flag cannot be honoured: (flag name, reason).
+/// Why a setting cannot be honoured: (its name, reason).
 pub type Refusal = (String, String);
 
-/// Flags of lsmlab's own layouts (seed 003's engines): lsmlab only.
+/// Settings of lsmlab's own layouts (seed 003's engines): lsmlab only.
 const LSMLAB_ONLY: &[&str] = &[
     "layout",
     "fslsm_read_ratio_window",
@@ -35,53 +37,48 @@ pub const LEVELDB_L0_TRIGGERS: [usize; 3] = [4, 8, 12];
 /// LevelDB's level-1 target size (10 MiB; each level below ×10).
 pub const LEVELDB_LEVEL1_BYTES: u64 = 10 * 1_048_576;
 
-/// The first flag in `explicit` that `kind` cannot honour with the value in `flags`.
-pub fn check(kind: EngineKind, flags: &BenchFlags, explicit: &[String]) -> Result<(), Refusal> {
-    if !flags.shape.is_empty() {
+/// The first setting named in `explicit` that `kind` cannot honour with its value in `s`.
+pub fn check(kind: EngineKind, s: &EngineSettings, explicit: &[String]) -> Result<(), Refusal> {
+    let shape = &s.lsmlab.shape;
+    if !shape.is_empty() {
         if let Some(name) = explicit
             .iter()
             .find(|n| lsmlab::options::SHAPE_FLAGS.contains(&n.as_str()))
         {
             return Err((
                 name.clone(),
-                format!(
-                    "set by shape {} as well, give one or the other",
-                    flags.shape
-                ),
+                format!("set by shape {shape} as well, give one or the other"),
             ));
         }
     }
     for name in explicit {
         let why = match kind {
             EngineKind::Lsmlab => None,
-            EngineKind::RocksDb => rocksdb_refuses(name, flags),
-            EngineKind::LevelDb => leveldb_refuses(name, flags),
+            EngineKind::RocksDb => rocksdb_refuses(name),
+            EngineKind::LevelDb => leveldb_refuses(name, s),
         };
         if let Some(why) = why {
             return Err((name.clone(), why));
         }
     }
-    let waits = flags
-        .benchmarks
-        .split(',')
-        .any(|b| b.trim() == "waitforcompaction");
-    if kind == EngineKind::LevelDb && waits {
-        return Err((
-            "benchmarks".into(),
-            "waitforcompaction: LevelDB has no way to wait for its background compactions".into(),
-        ));
-    }
     Ok(())
 }
 
-fn rocksdb_refuses(name: &str, _f: &BenchFlags) -> Option<String> {
+/// Why `kind` cannot wait until its background work is done (`Store::wait_for_background_work`,
+/// db_bench's `waitforcompaction`), if it cannot.
+pub fn cannot_wait_for_background_work(kind: EngineKind) -> Option<&'static str> {
+    (kind == EngineKind::LevelDb)
+        .then_some("LevelDB has no way to wait for its background compactions")
+}
+
+fn rocksdb_refuses(name: &str) -> Option<String> {
     if LSMLAB_ONLY.contains(&name) {
         return Some("an lsmlab layout option (seed 003's engines)".into());
     }
     None
 }
 
-fn leveldb_refuses(name: &str, f: &BenchFlags) -> Option<String> {
+fn leveldb_refuses(name: &str, f: &EngineSettings) -> Option<String> {
     if LSMLAB_ONLY.contains(&name) {
         return Some("an lsmlab layout option (seed 003's engines)".into());
     }
@@ -101,11 +98,11 @@ fn leveldb_refuses(name: &str, f: &BenchFlags) -> Option<String> {
         | "blob_garbage_collection_age_cutoff"
         | "blob_garbage_collection_force_threshold" => Some("LevelDB has no blob files".into()),
         "compression_type" => fixed(
-            f.compression_type == "none",
+            f.compression_type == Compression::None,
             "LevelDB compresses with snappy or not at all, and lsmlab's flags have no snappy; allowed none",
         ),
         "min_level_to_compress" => fixed(
-            f.min_level_to_compress == -1,
+            f.min_level_to_compress.is_none(),
             "LevelDB compresses every level alike",
         ),
         "num_levels" => fixed(f.num_levels == LEVELDB_LEVELS, "LevelDB has 7 levels; allowed 7"),
@@ -147,75 +144,8 @@ fn leveldb_refuses(name: &str, f: &BenchFlags) -> Option<String> {
         ),
         "delayed_write_rate" => Some("LevelDB delays each write by 1 ms over the slowdown trigger, not by a rate".into()),
         "bytes_per_sync" => fixed(f.bytes_per_sync == 0, "LevelDB has no incremental sync"),
-        "wal_dir" => fixed(f.wal_dir.is_empty(), "LevelDB keeps its log in the database directory"),
+        "wal_dir" => fixed(f.wal_dir.is_none(), "LevelDB keeps its log in the database directory"),
         "disable_wal" => fixed(!f.disable_wal, "LevelDB always writes its log"),
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bench::flags::{parse, Parsed};
-
-    fn refusal(kind: EngineKind, args: &[&str]) -> Option<String> {
-        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let Ok(Parsed::Run {
-            flags, explicit, ..
-        }) = parse(&args)
-        else {
-            panic!("{args:?} does not parse");
-        };
-        check(kind, &flags, &explicit).err().map(|(n, _)| n)
-    }
-
-    #[test]
-    fn each_engine_refuses_what_it_cannot_honour_by_name() {
-        use EngineKind::*;
-        assert_eq!(
-            refusal(LevelDb, &["--use_ribbon_filter=true"]).as_deref(),
-            Some("use_ribbon_filter")
-        );
-        assert_eq!(refusal(LevelDb, &["--use_ribbon_filter=false"]), None);
-        assert_eq!(
-            refusal(LevelDb, &["--enable_blob_files"]).as_deref(),
-            Some("enable_blob_files")
-        );
-        assert_eq!(
-            refusal(LevelDb, &["--min_blob_size=10"]).as_deref(),
-            Some("min_blob_size")
-        );
-        assert_eq!(
-            refusal(LevelDb, &["--bloom_bits=7.5"]).as_deref(),
-            Some("bloom_bits")
-        );
-        assert_eq!(
-            refusal(LevelDb, &["--bloom_bits=10", "--num_levels=7"]),
-            None
-        );
-        assert_eq!(
-            refusal(LevelDb, &["--compression_type=lz4"]).as_deref(),
-            Some("compression_type")
-        );
-        assert_eq!(
-            refusal(LevelDb, &["--disable_wal"]).as_deref(),
-            Some("disable_wal")
-        );
-        assert_eq!(
-            refusal(
-                RocksDb,
-                &[
-                    "--use_ribbon_filter",
-                    "--bloom_bits=10",
-                    "--enable_blob_files"
-                ]
-            ),
-            None
-        );
-        assert_eq!(
-            refusal(RocksDb, &["--layout=fslsm"]).as_deref(),
-            Some("layout")
-        );
-        assert_eq!(refusal(Lsmlab, &["--layout=fslsm"]), None);
     }
 }

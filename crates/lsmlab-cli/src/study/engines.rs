@@ -291,9 +291,9 @@ impl Engine {
         if self.kind != Kind::Lsmlab || self.driver == EngineKind::Lsmlab {
             return Ok(());
         }
-        let (bench_flags, set, spell): (_, Vec<String>, fn(&str) -> String) = match step.kind(i)? {
+        let (refusal, spell): (_, fn(&str) -> String) = match step.kind(i)? {
             StepKind::Bench | StepKind::Settle => {
-                let mut f = crate::bench::flags::BenchFlags::default();
+                let mut f = crate::flags::BenchFlags::default();
                 let mut set = Vec::new();
                 for (k, v) in flags {
                     f.set_raw(k, v)?;
@@ -304,20 +304,24 @@ impl Engine {
                 } else {
                     f.benchmarks = step.bench.clone().unwrap_or_default();
                 }
-                (f, set, |n: &str| format!("--{n}"))
+                let settings = f.settings()?;
+                (f.engine_refusal(self.driver, &settings, &set), |n: &str| {
+                    format!("--{n}")
+                })
             }
             StepKind::YcsbLoad | StepKind::YcsbRun => {
                 let mut p = crate::ycsb::properties::Properties::default();
                 for (k, v) in props.iter().filter(|(k, _)| k != "workload") {
                     p.set_pair(&format!("{k}={v}"))?;
                 }
-                let (f, set) = crate::ycsb::engine_options::flags(&p)?;
-                (f, set, |n: &str| {
-                    crate::ycsb::engine_options::property_name(n)
-                })
+                let (settings, set) = crate::ycsb::engine_options::settings(&p, "")?;
+                (
+                    crate::engine::support::check(self.driver, &settings, &set),
+                    |n: &str| crate::ycsb::engine_options::property_name(n),
+                )
             }
         };
-        crate::engine::support::check(self.driver, &bench_flags, &set).map_err(|(n, why)| {
+        refusal.map_err(|(n, why)| {
             CliError::new(format!(
                 "engine {}: {}: {why} (steps[{i}])",
                 self.name,
@@ -422,7 +426,7 @@ impl Engine {
                         if step.kind(i)? != StepKind::Bench && step.kind(i)? != StepKind::Settle {
                             break;
                         }
-                        if !crate::bench::flags::SUPPORTED.contains(&k.as_str()) {
+                        if !crate::flags::SUPPORTED.contains(&k.as_str()) {
                             return Err(CliError::new(format!(
                                 "engine {}: --{k}: not a flag of lsmlab bench (cell {})",
                                 self.name,

@@ -8,15 +8,15 @@ use crate::error::{CliError, CliResult};
 
 /// Benchmarks any of the engines knows (lsmlab's, the db_bench ones lsmlab refuses, LevelDB's).
 fn known_benchmark(name: &str) -> bool {
-    crate::bench::flags::BENCHMARKS.contains(&name)
-        || crate::bench::flags::REFUSED_BENCHMARKS.contains(&name)
+    crate::flags::BENCHMARKS.contains(&name)
+        || crate::flags::REFUSED_BENCHMARKS.contains(&name)
         || super::engines::LEVELDB_BENCHMARKS.contains(&name)
 }
 
 fn all_benchmarks() -> impl Iterator<Item = &'static str> {
-    crate::bench::flags::BENCHMARKS
+    crate::flags::BENCHMARKS
         .iter()
-        .chain(crate::bench::flags::REFUSED_BENCHMARKS)
+        .chain(crate::flags::REFUSED_BENCHMARKS)
         .chain(super::engines::LEVELDB_BENCHMARKS)
         .copied()
 }

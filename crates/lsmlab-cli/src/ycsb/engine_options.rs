@@ -1,10 +1,14 @@
-//! The engine options of a YCSB run: `-p layout=leveldb|wisckey|fslsm` and
-//! `-p lsmlab.<option>=value` for any engine option by its `lsmlab bench` flag name.
+//! The engine settings of a YCSB run: `-p layout=leveldb|wisckey|fslsm` and
+//! `-p lsmlab.<option>=value` for any engine option by its `lsmlab bench` flag name. The
+//! properties go through `lsmlab bench`'s flag table (its parsing, defaults and checks), so a
+//! property and a flag of one name mean the same; the result is the engine-neutral
+//! [`EngineSettings`] every engine adapter reads.
 
 use super::properties::Properties;
-use crate::bench::flags::BenchFlags;
-use crate::bench::layout::set_engine_option;
+use crate::engine::EngineSettings;
 use crate::error::{CliError, CliResult};
+use crate::flags::set_engine_option;
+use crate::flags::BenchFlags;
 use lsmlab::Options;
 
 /// Prefix of the properties that set engine options.
@@ -18,15 +22,21 @@ pub fn is_engine_property(key: &str) -> bool {
     key == "layout" || (key.starts_with(PREFIX) && !DRIVER.contains(&key))
 }
 
-/// The options the properties ask for: the engine's defaults, then `layout`, then each
-/// `lsmlab.<option>`. Errors are one line naming the property.
-pub fn options(props: &Properties) -> CliResult<Options> {
-    Ok(flags(props)?.0.options())
+/// The settings of the store at `path` the properties ask for: `lsmlab bench`'s defaults (but
+/// the engine's own delayed write rate), then `layout`, then each `lsmlab.<option>`; and the
+/// names of the settings the properties set. Errors are one line naming the property.
+pub fn settings(props: &Properties, path: &str) -> CliResult<(EngineSettings, Vec<String>)> {
+    let (flags, set) = flags(props)?;
+    let settings = EngineSettings {
+        path: path.to_string(),
+        ..flags.settings()?
+    };
+    Ok((settings, set))
 }
 
-/// The options the properties ask for as `lsmlab bench`'s flags (every engine takes those),
-/// and the names of the flags the properties set.
-pub fn flags(props: &Properties) -> CliResult<(BenchFlags, Vec<String>)> {
+/// The engine options as `lsmlab bench`'s flags, which name every engine option, and the
+/// names of the flags the properties set.
+fn flags(props: &Properties) -> CliResult<(BenchFlags, Vec<String>)> {
     let mut flags = BenchFlags {
         // The engine's own default, not db_bench's (bench's flag default is db_bench's).
         delayed_write_rate: Options::default().delayed_write_rate,
@@ -68,6 +78,11 @@ mod tests {
     use super::*;
     use lsmlab::Layout;
 
+    /// The lsmlab options the properties ask for.
+    fn options(props: &Properties) -> CliResult<Options> {
+        Ok(crate::engine::lsmlab::options(&settings(props, "db")?.0))
+    }
+
     fn props(pairs: &[&str]) -> Properties {
         let mut p = Properties::default();
         for pair in pairs {
@@ -106,13 +121,13 @@ mod tests {
         );
         assert_eq!(o.max_files_for_level_base, 10);
         assert_eq!(o.layout, Layout::Fslsm);
-        let (f, set) = flags(&props(&[
-            "lsmlab.shape=fslsm-study",
-            "lsmlab.block_size=4096",
-        ]))
+        let (s, set) = settings(
+            &props(&["lsmlab.shape=fslsm-study", "lsmlab.block_size=4096"]),
+            "db",
+        )
         .unwrap();
         let (name, why) =
-            crate::engine::support::check(crate::engine::EngineKind::Lsmlab, &f, &set).unwrap_err();
+            crate::engine::support::check(crate::engine::EngineKind::Lsmlab, &s, &set).unwrap_err();
         assert_eq!(name, "block_size");
         assert!(why.contains("fslsm-study"), "{why}");
         let e = options(&props(&["lsmlab.shape=tiny"]))

@@ -275,28 +275,22 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
             "run `lsmlab ycsb load` first",
         ));
     }
-    let (mut flags, set) = engine_options::flags(&args.props)?;
+    let (mut settings, set) = engine_options::settings(&args.props, &args.db)?;
     // RocksDB's figures come from its statistics object; YCSB has no db_bench run to stay
     // faithful to, so it is on unless a property turns it off.
     if args.engine == EngineKind::RocksDb && !set.iter().any(|n| n == "statistics") {
-        flags.statistics = true;
+        settings.statistics = true;
     }
-    engine::support::check(args.engine, &flags, &set).map_err(|(name, why)| {
-        CliError::new(format!(
-            "{}: {why}; the {} engine cannot honour it (docs/engines.md)",
-            engine_options::property_name(&name),
-            args.engine.name()
-        ))
-    })?;
+    engine::check_flags(args.engine, &settings, &set, engine_options::property_name)?;
     let db =
-        engine::open(args.engine, &args.db, &flags, args.phase == Phase::Load).map_err(|e| {
-            match args.phase {
-                Phase::Run => CliError::new(format!(
-                    "ycsb run: no loaded database at {} ({e}); run `lsmlab ycsb load` first",
-                    args.db
-                )),
-                Phase::Load => e,
-            }
+        engine::open(args.engine, &settings, args.phase == Phase::Load).map_err(|e| match args
+            .phase
+        {
+            Phase::Run => CliError::new(format!(
+                "ycsb run: no loaded database at {} ({e}); run `lsmlab ycsb load` first",
+                args.db
+            )),
+            Phase::Load => e,
         })?;
     eprintln!("lsmlab ycsb: engine {}", args.engine.describe());
     let settle = match args.props.get("lsmlab.settle") {

@@ -114,7 +114,7 @@ impl BlobFileWriter {
 }
 
 fn too_large(what: &str) -> crate::error::Error {
-    crate::error::Error::InvalidArgument(format!("a blob {what} must be smaller than 4 GiB"))
+    crate::error::Error::InvalidRequest(format!("a blob {what} must be smaller than 4 GiB"))
 }
 
 /// The blob files one flush or compaction writes: values go to the current file until it

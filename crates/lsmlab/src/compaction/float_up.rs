@@ -91,7 +91,7 @@ fn fate(
 /// The floated table, its level and the level-0 tables it merges with, from a float-up spec.
 fn float_inputs(spec: &CompactionSpec) -> Result<(usize, Arc<FileMeta>, Vec<Arc<FileMeta>>)> {
     let bad = || {
-        Error::InvalidArgument(
+        Error::InvalidRequest(
             "float-up: needs level-0 tables (maybe none) and one table of a level ≥ 1, into \
              level 0"
                 .into(),

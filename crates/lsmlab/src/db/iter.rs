@@ -108,7 +108,7 @@ impl DbIterator {
     }
 
     fn corrupt_key(&mut self) {
-        self.fail(Error::InvalidArgument(
+        self.fail(Error::InvalidRequest(
             "iterator met a malformed internal key".into(),
         ));
     }

@@ -69,7 +69,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     let mut wal_names = list_wals(&env, dir, &wal_dir, &names)?;
     let mut versions = if env.fs.exists(&current_path(dir)) {
         if opts.error_if_exists {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::InvalidRequest(format!(
                 "{} exists and error_if_exists is set",
                 dir.display()
             )));

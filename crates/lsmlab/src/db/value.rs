@@ -18,7 +18,7 @@ pub fn resolve(
     match kind {
         ValueKind::Value => Ok(raw.to_vec().into()),
         ValueKind::BlobIndex => blobs.read_pinned(raw, user_key, IoCategory::UserRead),
-        ValueKind::Deletion => Err(Error::InvalidArgument("a deletion has no value".into())),
+        ValueKind::Deletion => Err(Error::InvalidRequest("a deletion has no value".into())),
     }
 }
 

@@ -30,7 +30,7 @@ pub(crate) fn write(inner: &DbInner, opts: &WriteOptions, batch: WriteBatch) -> 
         return Err(Error::Closed);
     }
     if opts.sync && opts.disable_wal {
-        return Err(Error::InvalidArgument(
+        return Err(Error::InvalidRequest(
             "WriteOptions: sync and disable_wal cannot both be set (nothing would be synced)"
                 .into(),
         ));
@@ -41,7 +41,7 @@ pub(crate) fn write(inner: &DbInner, opts: &WriteOptions, batch: WriteBatch) -> 
             r.key.len() > crate::memtable::MAX_ENTRY_LEN
                 || r.value.len() > crate::memtable::MAX_ENTRY_LEN
         }) {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::InvalidRequest(format!(
                 "write: a key of {} bytes or value of {} bytes; at most {} bytes each",
                 r.key.len(),
                 r.value.len(),

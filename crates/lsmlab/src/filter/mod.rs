@@ -67,10 +67,11 @@ impl FilterOptions {
     /// Checks the settings.
     pub fn validate(&self) -> Result<()> {
         if !(0.0..=100.0).contains(&self.bits_per_key) {
-            return Err(Error::InvalidArgument(format!(
-                "filter bits_per_key = {}: must be in [0, 100]",
-                self.bits_per_key
-            )));
+            return Err(Error::invalid_option(
+                "filter.bits_per_key",
+                self.bits_per_key,
+                "must be in [0, 100]",
+            ));
         }
         Ok(())
     }

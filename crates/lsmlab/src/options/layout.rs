@@ -1,7 +1,7 @@
 //! The layout policy (leveled or FSLSM-Tree), its parameters, and the three presets of seed 003.
 
 use super::{invalid, Options};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Which policy shapes the tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -38,9 +38,11 @@ impl CompactionVictims {
         match s {
             "overlap" | "min_overlap" => Ok(CompactionVictims::MinOverlap),
             "frequency" | "lowest_frequency" => Ok(CompactionVictims::LowestFrequency),
-            other => Err(Error::InvalidArgument(format!(
-                "compaction_victims = {other:?}: allowed: overlap, frequency"
-            ))),
+            other => Err(invalid(
+                "compaction_victims",
+                format!("{other:?}"),
+                "allowed: overlap, frequency",
+            )),
         }
     }
 }
@@ -114,9 +116,11 @@ impl FloatTarget {
         match s {
             "level0" | "0" => Ok(FloatTarget::Level0),
             "cost" | "cost_model" => Ok(FloatTarget::CostModel),
-            other => Err(Error::InvalidArgument(format!(
-                "fslsm float_target = {other:?}: allowed: level0, cost"
-            ))),
+            other => Err(invalid(
+                "fslsm_float_target",
+                format!("{other:?}"),
+                "allowed: level0, cost",
+            )),
         }
     }
 }
@@ -126,9 +130,11 @@ pub fn parse_increments(s: &str) -> Result<Vec<u64>> {
     s.split(',')
         .map(|p| {
             p.trim().parse::<u64>().map_err(|_| {
-                Error::InvalidArgument(format!(
-                    "fslsm stretch_increments = {s:?}: allowed: comma-separated whole numbers, e.g. 20,10,5,0"
-                ))
+                invalid(
+                    "fslsm_stretch_increments",
+                    format!("{s:?}"),
+                    "allowed: comma-separated whole numbers, e.g. 20,10,5,0",
+                )
             })
         })
         .collect()
@@ -194,10 +200,11 @@ impl Options {
             "wisckey" => (Layout::Leveled, true),
             "fslsm" => (Layout::Fslsm, true),
             other => {
-                return Err(Error::InvalidArgument(format!(
-                    "layout = {other:?}: allowed: {}",
-                    LAYOUT_PRESETS.join(", ")
-                )))
+                return Err(invalid(
+                    "layout",
+                    format!("{other:?}"),
+                    &format!("allowed: {}", LAYOUT_PRESETS.join(", ")),
+                ))
             }
         };
         self.layout = layout;

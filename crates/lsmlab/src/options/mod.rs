@@ -37,9 +37,11 @@ impl Compression {
             "none" | "kNoCompression" => Ok(Compression::None),
             "lz4" | "kLZ4Compression" => Ok(Compression::Lz4),
             "zstd" | "kZSTD" => Ok(Compression::Zstd),
-            other => Err(Error::InvalidArgument(format!(
-                "compression: unknown type {other:?}; allowed: none, lz4, zstd"
-            ))),
+            other => Err(Error::invalid_option(
+                "compression",
+                format!("{other:?}"),
+                "allowed: none, lz4, zstd",
+            )),
         }
     }
 }
@@ -92,8 +94,13 @@ impl WalRecoveryMode {
 }
 
 /// Options of a database, fixed at open.
+///
+/// Grouped, as LevelDB's `options.h` groups them, by what they affect: what the database does
+/// (behaviour), then what it costs along each path — writes, compaction, tables and reads,
+/// filters, blob files — then the layout policy and what is recorded.
 #[derive(Clone)]
 pub struct Options {
+    // Parameters that affect behaviour.
     /// Create the database if the directory holds none. Turn it off where a missing database
     /// is an error (a path typed wrong would otherwise start an empty one). Default: true.
     pub create_if_missing: bool,
@@ -108,6 +115,12 @@ pub struct Options {
     /// every write is synced and any loss must stop the open, or to `SkipAnyCorruptedRecords`
     /// to salvage a damaged database. Default: point-in-time (RocksDB's).
     pub wal_recovery_mode: WalRecoveryMode,
+    /// The file system. Change it for tests (in memory, fault injection) or to count and
+    /// shape I/O with a wrapper ([`crate::env::FileSystemWrapper`]). Default: the operating
+    /// system's.
+    pub fs: Arc<dyn FileSystem>,
+
+    // The write path: memtables, the WAL, and when writers are slowed or stopped.
     /// Bytes of writes a memtable gathers before it is frozen and flushed to a level-0 table.
     /// Larger: fewer, larger L0 files and less write amplification, more memory and a longer
     /// recovery. Default: 64 MiB (RocksDB).
@@ -116,14 +129,26 @@ pub struct Options {
     /// flush. Raise it (3–4) when write bursts stall on a slow flush and memory allows one more
     /// write buffer each. Default: 2.
     pub max_write_buffer_number: usize,
-    /// Level-0 files that trigger a compaction into level 1. Lower: fewer tables for a get to
-    /// check in level 0 (reads), more often rewriting level 1 (writes); higher the reverse.
-    /// Default: 4.
-    pub level0_file_num_compaction_trigger: usize,
+    /// Directory of the write-ahead logs, when not the database directory: put them on
+    /// another device so that WAL appends do not queue behind flushes and compactions. The
+    /// directory is created at open; `Db::destroy` with the same options removes the WALs in it.
+    /// Default: none, the database directory (RocksDB's `wal_dir`).
+    pub wal_dir: Option<PathBuf>,
+    /// Tables and blob files ask the operating system to start writing back every this many
+    /// bytes written (Linux `sync_file_range`), instead of leaving all of it to the fsync that
+    /// ends each flush and compaction: the device works while the file is still being
+    /// written, and the final fsync waits on less. The WAL is never hinted (its writer would
+    /// pay the system call). 0 turns it off. Default: 0 (RocksDB). RocksDB's tuning guide
+    /// suggests 1 MiB; at 1 MiB lsmlab's fill was 18 % faster with 1 KB values and 14–25 %
+    /// with 16 KB values on this project's test machine (docs/performance.md).
+    pub bytes_per_sync: u64,
     /// Level-0 files at which each write is delayed to let compaction catch up. Keep it well
     /// above the compaction trigger; raise it with the trigger, or for write bursts that
     /// compaction absorbs later. Default: 20.
     pub level0_slowdown_writes_trigger: usize,
+    /// Level-0 files at which writes stop until compaction brings the count down. Raise it
+    /// with the slowdown trigger; lower it to bound the tables a get may check. Default: 36.
+    pub level0_stop_writes_trigger: usize,
     /// Write rate, in bytes per second, allowed while level 0 holds at least
     /// `level0_slowdown_writes_trigger` files: writers are delayed so that compaction can catch
     /// up without a full stop. Set it near the device's sustained write rate divided by the
@@ -137,9 +162,16 @@ pub struct Options {
     /// Estimated bytes compaction still has to rewrite at which writes stop. Lower it with the
     /// soft limit, above it. Default: 256 GiB.
     pub hard_pending_compaction_bytes_limit: u64,
-    /// Level-0 files at which writes stop until compaction brings the count down. Raise it
-    /// with the slowdown trigger; lower it to bound the tables a get may check. Default: 36.
-    pub level0_stop_writes_trigger: usize,
+
+    // Compaction and the shape of the tree.
+    /// Number of levels, including level 0. Raise it only for databases larger than the
+    /// levels can hold at the multiplier (the last level grows past its target otherwise).
+    /// Default: 7.
+    pub num_levels: usize,
+    /// Level-0 files that trigger a compaction into level 1. Lower: fewer tables for a get to
+    /// check in level 0 (reads), more often rewriting level 1 (writes); higher the reverse.
+    /// Default: 4.
+    pub level0_file_num_compaction_trigger: usize,
     /// Target size of level 1 in bytes; level n+1 targets `multiplier` times level n. Keep it
     /// near level 0's size at its trigger (`write_buffer_size` × trigger), so that a level-0
     /// compaction does not rewrite a level 1 much larger than its input; scale it with the
@@ -161,22 +193,32 @@ pub struct Options {
     /// files (LevelDB's simulator, seed 003); not with `level_compaction_dynamic_level_bytes`.
     /// Default: 0 (limits in bytes, RocksDB).
     pub max_files_for_level_base: u64,
-    /// Which tables a level at or over its limit compacts: see [`CompactionVictims`]. Change it
-    /// to keep hot tables high (reads stop at them sooner), at the price of compacting tables
-    /// that may overlap the next level more. Default: `MinOverlap` (RocksDB).
-    pub compaction_victims: CompactionVictims,
     /// Size at which compaction output is cut into a new table. Smaller tables make finer
     /// compactions (less rewritten per compaction) at more files, index and filter blocks;
     /// scale it with the write buffer when a study shrinks the tree. Default: 64 MiB.
     pub target_file_size_base: u64,
-    /// Number of levels, including level 0. Raise it only for databases larger than the
-    /// levels can hold at the multiplier (the last level grows past its target otherwise).
-    /// Default: 7.
-    pub num_levels: usize,
+    /// Which tables a level at or over its limit compacts: see [`CompactionVictims`]. Change it
+    /// to keep hot tables high (reads stop at them sooner), at the price of compacting tables
+    /// that may overlap the next level more. Default: `MinOverlap` (RocksDB).
+    pub compaction_victims: CompactionVictims,
     /// Threads for flushes and compactions together: one flushes, the others compact (at least
     /// one). More threads help when compactions of different levels could run at once and the
     /// machine has cores to spare. Default: 2.
     pub max_background_jobs: usize,
+    /// Never compact automatically (flushes still happen): for a bulk load compacted once at
+    /// the end, or to hold a tree's shape while it is measured. Default: false.
+    pub disable_auto_compactions: bool,
+    /// Do flushes and compactions (and float-ups) in the thread that asked for them, at fixed
+    /// points — after each write, after a get that asked for a float-up, and where the engine
+    /// would otherwise wait for background work — instead of in background threads. A repeat of
+    /// the same single-threaded workload then repeats every counted figure exactly (files
+    /// checked, float-ups, amplification), which timing makes vary up to 2× between repeats of
+    /// concurrent runs. Writers are never slowed or stopped (they do the work themselves), and
+    /// a write that fills the memtable pays for its flush and compactions. For studies of
+    /// counted figures, not for throughput. Default: false (background threads, RocksDB).
+    pub deterministic_background: bool,
+
+    // Tables and the read path.
     /// Uncompressed bytes of user data per data block. Smaller blocks read less per get and
     /// cost a larger index. Default: 4096.
     pub block_size: usize,
@@ -184,21 +226,6 @@ pub struct Options {
     /// Lower: faster seeks inside a block, less prefix compression; raise it for long shared
     /// key prefixes. Default: 16.
     pub block_restart_interval: usize,
-    /// Tables and blob files ask the operating system to start writing back every this many
-    /// bytes written (Linux `sync_file_range`), instead of leaving all of it to the fsync that
-    /// ends each flush and compaction: the device works while the file is still being
-    /// written, and the final fsync waits on less. The WAL is never hinted (its writer would
-    /// pay the system call). 0 turns it off. Default: 0 (RocksDB). RocksDB's tuning guide
-    /// suggests 1 MiB; at 1 MiB lsmlab's fill was 18 % faster with 1 KB values and 14–25 %
-    /// with 16 KB values on this project's test machine (docs/performance.md).
-    pub bytes_per_sync: u64,
-    /// Read tables and blob files through a memory map instead of `pread`: an uncompressed
-    /// data block is checked and searched in place, without a system call or a copy (and so
-    /// never enters the block cache); compressed blocks and blob records are copied out of the
-    /// map. Worth it when the data fits in memory and reads are many and small; a file system
-    /// without maps reads as usual. LevelDB reads this way by default. Default: false
-    /// (RocksDB's `allow_mmap_reads`).
-    pub allow_mmap_reads: bool,
     /// Compression of table blocks. Choose LZ4 when values compress and the CPU has room
     /// (less I/O and space), zstd when space matters more than CPU. Default: none.
     pub compression: Compression,
@@ -212,26 +239,21 @@ pub struct Options {
     /// rest, at the price of a copy and a checksum per read); 0 for a study whose model has no
     /// cache. Default: 8 MiB (RocksDB 7.8).
     pub block_cache_size: usize,
+    /// Read tables and blob files through a memory map instead of `pread`: an uncompressed
+    /// data block is checked and searched in place, without a system call or a copy (and so
+    /// never enters the block cache); compressed blocks and blob records are copied out of the
+    /// map. Worth it when the data fits in memory and reads are many and small; a file system
+    /// without maps reads as usual. LevelDB reads this way by default. Default: false
+    /// (RocksDB's `allow_mmap_reads`).
+    pub allow_mmap_reads: bool,
+
+    // Filters.
     /// The filter built for every table. Set 10 bits per key (Bloom, or Ribbon for about 30 %
     /// less filter memory at more build CPU) whenever gets look for keys that tables lack;
     /// leave it off for scans only. Default: none (bits per key 0), as RocksDB.
     pub filter: FilterOptions,
-    /// Record latency histograms (`rocksdb.db.get.micros`, …). Tickers are always counted.
-    /// Turn it on to see latency distributions and file I/O times. Default: false, since timing
-    /// every operation costs two clock reads.
-    pub statistics: bool,
-    /// Do flushes and compactions (and float-ups) in the thread that asked for them, at fixed
-    /// points — after each write, after a get that asked for a float-up, and where the engine
-    /// would otherwise wait for background work — instead of in background threads. A repeat of
-    /// the same single-threaded workload then repeats every counted figure exactly (files
-    /// checked, float-ups, amplification), which timing makes vary up to 2× between repeats of
-    /// concurrent runs. Writers are never slowed or stopped (they do the work themselves), and
-    /// a write that fills the memtable pays for its flush and compactions. For studies of
-    /// counted figures, not for throughput. Default: false (background threads, RocksDB).
-    pub deterministic_background: bool,
-    /// Never compact automatically (flushes still happen): for a bulk load compacted once at
-    /// the end, or to hold a tree's shape while it is measured. Default: false.
-    pub disable_auto_compactions: bool,
+
+    // Blob files (key-value separation).
     /// Key-value separation: flush and compaction write values of at least `min_blob_size`
     /// bytes to blob files and keep only a small blob index in the tables, so compaction
     /// rewrites keys, not values. Pays off for large values (seed 002 finds ~4 KB) at the cost
@@ -262,11 +284,8 @@ pub struct Options {
     /// Lower: less space, more rewriting. Default: 1.0 (RocksDB; never forces, since an
     /// all-garbage file is deleted anyway).
     pub blob_garbage_collection_force_threshold: f64,
-    /// Directory of the write-ahead logs, when not the database directory: put them on
-    /// another device so that WAL appends do not queue behind flushes and compactions. The
-    /// directory is created at open; `Db::destroy` with the same options removes the WALs in it.
-    /// Default: none, the database directory (RocksDB's `wal_dir`).
-    pub wal_dir: Option<PathBuf>,
+
+    // Layout: the policy that shapes the tree.
     /// The policy that shapes the tree: leveled, or the FSLSM-Tree (float-up and stretch).
     /// [`Options::apply_layout_preset`] sets it with key-value separation as seed 003's
     /// `leveldb`, `wisckey` and `fslsm` engines. Change it to study the FSLSM-Tree's adaptive
@@ -275,46 +294,55 @@ pub struct Options {
     /// Parameters of the FSLSM-Tree (used with [`Layout::Fslsm`]); each says when to change
     /// it. Default: the paper's.
     pub fslsm: FslsmOptions,
-    /// The file system. Change it for tests (in memory, fault injection) or to count and
-    /// shape I/O with a wrapper ([`crate::env::FileSystemWrapper`]). Default: the operating
-    /// system's.
-    pub fs: Arc<dyn FileSystem>,
+
+    // Observability.
+    /// Record latency histograms (`rocksdb.db.get.micros`, …). Tickers are always counted.
+    /// Turn it on to see latency distributions and file I/O times. Default: false, since timing
+    /// every operation costs two clock reads.
+    pub statistics: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
+            // Parameters that affect behaviour.
             create_if_missing: true,
             error_if_exists: false,
             paranoid_checks: true,
             wal_recovery_mode: WalRecoveryMode::PointInTimeRecovery,
+            fs: Arc::new(PosixFs),
+            // The write path: memtables, the WAL, and when writers are slowed or stopped.
             write_buffer_size: 64 << 20,
             max_write_buffer_number: 2,
-            level0_file_num_compaction_trigger: 4,
+            wal_dir: None,
+            bytes_per_sync: 0,
             level0_slowdown_writes_trigger: 20,
             level0_stop_writes_trigger: 36,
             delayed_write_rate: 16 << 20,
-            bytes_per_sync: 0,
-            allow_mmap_reads: false,
             soft_pending_compaction_bytes_limit: 64 << 30,
             hard_pending_compaction_bytes_limit: 256 << 30,
+            // Compaction and the shape of the tree.
+            num_levels: 7,
+            level0_file_num_compaction_trigger: 4,
             max_bytes_for_level_base: 256 << 20,
             max_bytes_for_level_multiplier: 10.0,
             level_compaction_dynamic_level_bytes: false,
             max_files_for_level_base: 0,
-            compaction_victims: CompactionVictims::MinOverlap,
             target_file_size_base: 64 << 20,
-            num_levels: 7,
+            compaction_victims: CompactionVictims::MinOverlap,
             max_background_jobs: 2,
+            disable_auto_compactions: false,
+            deterministic_background: false,
+            // Tables and the read path.
             block_size: 4096,
             block_restart_interval: 16,
             compression: Compression::None,
             compression_per_level: Vec::new(),
             block_cache_size: 8 << 20,
+            allow_mmap_reads: false,
+            // Filters.
             filter: FilterOptions::default(),
-            statistics: false,
-            disable_auto_compactions: false,
-            deterministic_background: false,
+            // Blob files (key-value separation).
             enable_blob_files: false,
             min_blob_size: 0,
             blob_file_size: 256 << 20,
@@ -322,10 +350,11 @@ impl Default for Options {
             enable_blob_garbage_collection: false,
             blob_garbage_collection_age_cutoff: 0.25,
             blob_garbage_collection_force_threshold: 1.0,
-            wal_dir: None,
+            // Layout: the policy that shapes the tree.
             layout: Layout::Leveled,
             fslsm: FslsmOptions::default(),
-            fs: Arc::new(PosixFs),
+            // Observability.
+            statistics: false,
         }
     }
 }
@@ -364,7 +393,7 @@ impl fmt::Debug for Options {
 }
 
 fn invalid(option: &str, value: impl fmt::Display, allowed: &str) -> Error {
-    Error::InvalidArgument(format!("{option} = {value}: {allowed}"))
+    Error::invalid_option(option, value, allowed)
 }
 
 impl Options {

@@ -52,10 +52,11 @@ impl Options {
                 self.compaction_victims = CompactionVictims::LowestFrequency;
                 Ok(())
             }
-            other => Err(Error::InvalidArgument(format!(
-                "shape = {other:?}: allowed: {}",
-                SHAPES.join(", ")
-            ))),
+            other => Err(Error::invalid_option(
+                "shape",
+                format!("{other:?}"),
+                format!("allowed: {}", SHAPES.join(", ")),
+            )),
         }
     }
 }

@@ -128,14 +128,14 @@ impl TableBuilder {
             return Err(e.clone());
         }
         if ikey.len() < TRAILER_LEN {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::InvalidRequest(format!(
                 "table {}: internal key of {} bytes is shorter than its 8-byte trailer",
                 self.path.display(),
                 ikey.len()
             )));
         }
         if ikey.len() + value.len() > MAX_ENTRY_BYTES {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::InvalidRequest(format!(
                 "table {}: entry of {} bytes exceeds {MAX_ENTRY_BYTES} bytes",
                 self.path.display(),
                 ikey.len() + value.len()
@@ -143,7 +143,7 @@ impl TableBuilder {
         }
         let first = self.props.num_entries == 0;
         if !first && compare_internal(ikey, &self.last_key) != Ordering::Greater {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::InvalidRequest(format!(
                 "table {}: keys added out of order",
                 self.path.display()
             )));

@@ -462,7 +462,7 @@ fn out_of_order_and_malformed_keys_are_invalid_arguments() {
     ];
     for k in &bad {
         assert!(
-            matches!(b.add(k, b"x"), Err(Error::InvalidArgument(_))),
+            matches!(b.add(k, b"x"), Err(Error::InvalidRequest(_))),
             "{k:?}"
         );
     }

@@ -302,7 +302,7 @@ impl VersionSet {
         edit.next_file_number = Some(self.next_file_number);
         edit.last_sequence = Some(self.last_sequence);
         let Some(w) = self.manifest.as_mut() else {
-            return Err(Error::InvalidArgument(
+            return Err(Error::InvalidRequest(
                 "the MANIFEST failed earlier; reopen the database".into(),
             ));
         };

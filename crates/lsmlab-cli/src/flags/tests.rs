@@ -1,0 +1,315 @@
+//! The flags: parsing, defaults, refusals, the settings they give, and each engine's refusals.
+
+use super::validate::check_layout;
+use super::*;
+use crate::engine::EngineKind;
+use crate::error::{CliError, CliResult};
+use lsmlab::{Compression, Layout};
+
+/// lsmlab's options for the flags' settings.
+fn options(f: &BenchFlags) -> lsmlab::Options {
+    crate::engine::lsmlab::options(&f.settings().unwrap())
+}
+
+fn args(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+fn run(a: &[&str]) -> CliResult<BenchFlags> {
+    match parse(&args(a))? {
+        Parsed::Run { flags, .. } => Ok(*flags),
+        Parsed::Help => Err(CliError::new("help")),
+    }
+}
+
+#[test]
+fn defaults_are_db_bench_7_8() {
+    let f = BenchFlags::default();
+    assert_eq!(f.num, 1_000_000);
+    assert_eq!(f.key_size, 16);
+    assert_eq!(f.value_size, 100);
+    assert_eq!(f.compression_ratio, 0.5);
+    assert_eq!(f.cache_size, 8 << 20);
+    assert_eq!(f.bloom_bits, -1.0);
+    assert_eq!(f.threads, 1);
+    assert_eq!(f.write_buffer_size, 64 << 20);
+    assert_eq!(f.readwritepercent, 90);
+    assert_eq!(f.reads_per_thread(), 1_000_000);
+    assert_eq!(options(&f).filter.bits_per_key, 0.0);
+}
+
+#[test]
+fn all_value_syntaxes_parse() {
+    let f = run(&[
+        "--num=500",
+        "--value_size",
+        "1024",
+        "-key_size=32",
+        "--statistics",
+        "--histogram=1",
+        "--use_ribbon_filter=true",
+        "--bloom_bits=10",
+        "--compression_type=none",
+    ])
+    .unwrap();
+    assert_eq!(f.num, 500);
+    assert_eq!(f.value_size, 1024);
+    assert_eq!(f.key_size, 32);
+    assert!(f.statistics && f.histogram && f.use_ribbon_filter);
+    assert_eq!(options(&f).filter.kind, lsmlab::filter::FilterKind::Ribbon);
+    assert_eq!(options(&f).filter.bits_per_key, 10.0);
+    assert_eq!(options(&f).filter.bloom_before_level, 0);
+    let f = run(&[
+        "--use_ribbon_filter",
+        "--bloom_bits=7.5",
+        "--bloom_before_level=-1",
+    ])
+    .unwrap();
+    assert_eq!(options(&f).filter.bloom_before_level, -1);
+    assert_eq!(options(&f).filter.bits_per_key, 7.5);
+}
+
+#[test]
+fn booleans_take_gflags_forms() {
+    assert!(!run(&["--statistics=false"]).unwrap().statistics);
+    assert!(run(&["--statistics=1"]).unwrap().statistics);
+    assert!(!run(&["--statistics", "--nostatistics"]).unwrap().statistics);
+    assert!(run(&["--use_existing_db=0"])
+        .map(|f| !f.use_existing_db)
+        .unwrap());
+}
+
+#[test]
+fn unknown_flag_suggests_the_closest_name() {
+    let e = run(&["--bloom_bit=10"]).unwrap_err().0;
+    assert_eq!(e, "unknown flag --bloom_bit; did you mean --bloom_bits?");
+    let e = run(&["--valuesize=10"]).unwrap_err().0;
+    assert!(e.contains("did you mean --value_size?"), "{e}");
+}
+
+#[test]
+fn unsupported_flags_are_refused_by_name() {
+    let e = run(&["--use_direct_reads=true"]).unwrap_err().0;
+    assert!(e.starts_with("--use_direct_reads: a db_bench flag lsmlab does not support"));
+    let e = run(&["--use_blob_cache=true"]).unwrap_err().0;
+    assert!(e.starts_with("--use_blob_cache: a db_bench flag lsmlab does not support"));
+}
+
+#[test]
+fn blob_flags_reach_the_options_and_bad_values_name_the_flag() {
+    let f = run(&[
+        "--enable_blob_files=true",
+        "--min_blob_size=4096",
+        "--blob_file_size=1048576",
+        "--blob_compression_type=lz4",
+        "--enable_blob_garbage_collection=true",
+        "--blob_garbage_collection_age_cutoff=0.5",
+        "--blob_garbage_collection_force_threshold=0.8",
+    ])
+    .unwrap();
+    let o = options(&f);
+    assert!(o.enable_blob_files && o.enable_blob_garbage_collection);
+    assert_eq!((o.min_blob_size, o.blob_file_size), (4096, 1 << 20));
+    assert_eq!(o.blob_compression_type, Compression::Lz4);
+    assert_eq!(o.blob_garbage_collection_age_cutoff, 0.5);
+    assert_eq!(o.blob_garbage_collection_force_threshold, 0.8);
+    // db_bench's defaults.
+    let d = options(&BenchFlags::default());
+    assert!(!d.enable_blob_files && !d.enable_blob_garbage_collection);
+    assert_eq!((d.min_blob_size, d.blob_file_size), (0, 256 << 20));
+    assert_eq!(d.blob_garbage_collection_age_cutoff, 0.25);
+    assert_eq!(d.blob_garbage_collection_force_threshold, 1.0);
+    let e = run(&["--blob_compression_type=snappy"]).unwrap_err().0;
+    assert!(e.starts_with("--blob_compression_type") && e.contains("none, lz4, zstd"));
+    let e = run(&["--blob_garbage_collection_age_cutoff=2"])
+        .unwrap_err()
+        .0;
+    assert!(
+        e.starts_with("--blob_garbage_collection_age_cutoff: invalid value 2"),
+        "{e}"
+    );
+    let e = run(&["--blob_file_size=10"]).unwrap_err().0;
+    assert!(e.starts_with("--blob_file_size: invalid value 10"), "{e}");
+}
+
+#[test]
+fn bad_values_name_the_flag_and_what_is_allowed() {
+    let e = run(&["--num=abc"]).unwrap_err().0;
+    assert_eq!(
+        e,
+        "--num: invalid value \"abc\": expected a non-negative integer"
+    );
+    let e = run(&["--statistics=maybe"]).unwrap_err().0;
+    assert!(
+        e.contains("--statistics") && e.contains("true/false"),
+        "{e}"
+    );
+    let e = run(&["--readwritepercent=101"]).unwrap_err().0;
+    assert!(
+        e.starts_with("--readwritepercent: invalid value 101"),
+        "{e}"
+    );
+    let e = run(&["--compression_type=snappy"]).unwrap_err().0;
+    assert!(e.starts_with("--compression_type") && e.contains("none, lz4, zstd"));
+    let e = run(&["--write_buffer_size=10"]).unwrap_err().0;
+    assert_eq!(
+        e,
+        "--write_buffer_size: invalid value 10: must be at least 4096 bytes"
+    );
+    let e = run(&["--threads"]).unwrap_err().0;
+    assert!(e.starts_with("--threads: missing value"), "{e}");
+    let e = run(&["num=5"]).unwrap_err().0;
+    assert!(e.contains("flags look like --name=value"), "{e}");
+}
+
+#[test]
+fn benchmarks_are_checked_by_name() {
+    let e = run(&["--benchmarks=fillrandom,readrandm"]).unwrap_err().0;
+    assert!(e.contains("did you mean readrandom?"), "{e}");
+    let e = run(&["--benchmarks=mixgraph"]).unwrap_err().0;
+    assert!(e.contains("does not support yet"), "{e}");
+    let f = run(&["--benchmarks=fillseq,,stats"]).unwrap();
+    assert_eq!(f.benchmark_list().unwrap(), vec!["fillseq", "stats"]);
+}
+
+/// The flag engine `kind` refuses in `args`, as `lsmlab bench --engine=` would.
+fn refusal(kind: EngineKind, args: &[&str]) -> Option<String> {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let Ok(Parsed::Run {
+        flags, explicit, ..
+    }) = parse(&args)
+    else {
+        panic!("{args:?} does not parse");
+    };
+    let settings = flags.settings().unwrap();
+    flags
+        .engine_refusal(kind, &settings, &explicit)
+        .err()
+        .map(|(n, _)| n)
+}
+
+#[test]
+fn each_engine_refuses_what_it_cannot_honour_by_name() {
+    use EngineKind::*;
+    assert_eq!(
+        refusal(LevelDb, &["--use_ribbon_filter=true"]).as_deref(),
+        Some("use_ribbon_filter")
+    );
+    assert_eq!(refusal(LevelDb, &["--use_ribbon_filter=false"]), None);
+    assert_eq!(
+        refusal(LevelDb, &["--enable_blob_files"]).as_deref(),
+        Some("enable_blob_files")
+    );
+    assert_eq!(
+        refusal(LevelDb, &["--min_blob_size=10"]).as_deref(),
+        Some("min_blob_size")
+    );
+    assert_eq!(
+        refusal(LevelDb, &["--bloom_bits=7.5"]).as_deref(),
+        Some("bloom_bits")
+    );
+    assert_eq!(
+        refusal(LevelDb, &["--bloom_bits=10", "--num_levels=7"]),
+        None
+    );
+    assert_eq!(
+        refusal(LevelDb, &["--compression_type=lz4"]).as_deref(),
+        Some("compression_type")
+    );
+    assert_eq!(
+        refusal(LevelDb, &["--disable_wal"]).as_deref(),
+        Some("disable_wal")
+    );
+    assert_eq!(
+        refusal(
+            RocksDb,
+            &[
+                "--use_ribbon_filter",
+                "--bloom_bits=10",
+                "--enable_blob_files"
+            ]
+        ),
+        None
+    );
+    assert_eq!(
+        refusal(RocksDb, &["--layout=fslsm"]).as_deref(),
+        Some("layout")
+    );
+    assert_eq!(refusal(Lsmlab, &["--layout=fslsm"]), None);
+    assert_eq!(
+        refusal(LevelDb, &["--benchmarks=fillseq,waitforcompaction"]).as_deref(),
+        Some("benchmarks")
+    );
+}
+
+#[test]
+fn layout_sets_the_preset_and_fslsm_flags_reach_the_engine() {
+    let mut f = BenchFlags::default();
+    f.set_raw("layout", "fslsm").unwrap();
+    f.set_raw("fslsm_gamma", "0.5").unwrap();
+    f.set_raw("fslsm_stretch_increments", "4,2").unwrap();
+    check_layout(&f).unwrap();
+    let o = options(&f);
+    assert_eq!(
+        (o.layout, o.enable_blob_files, o.min_blob_size),
+        (Layout::Fslsm, true, 0)
+    );
+    assert_eq!(o.fslsm.gamma, 0.5);
+    assert_eq!(o.fslsm.stretch_increments, vec![4, 2]);
+    f.set_raw("layout", "leveldb").unwrap();
+    assert!(!options(&f).enable_blob_files);
+    // Victims and limits in tables reach the engine under any layout.
+    f.set_raw("compaction_victims", "frequency").unwrap();
+    f.set_raw("max_files_for_level_base", "10").unwrap();
+    check_layout(&f).unwrap();
+    let o = options(&f);
+    assert_eq!(
+        (o.compaction_victims, o.max_files_for_level_base),
+        (lsmlab::CompactionVictims::LowestFrequency, 10)
+    );
+}
+
+#[test]
+fn bad_layout_values_are_one_line_errors_naming_the_flag() {
+    for (name, raw) in [
+        ("layout", "rocks"),
+        ("fslsm_stretch_increments", "20,x"),
+        ("fslsm_float_target", "level3"),
+        ("compaction_victims", "hottest"),
+    ] {
+        let mut f = BenchFlags::default();
+        f.set_raw(name, raw).unwrap();
+        let e = check_layout(&f).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("--{name}: invalid value")) && !e.contains('\n'),
+            "{e}"
+        );
+    }
+    let mut f = BenchFlags::default();
+    f.set_raw("fslsm_gamma", "0").unwrap();
+    let e = f.validate().unwrap_err().to_string();
+    assert!(e.starts_with("--fslsm_gamma: invalid value 0"), "{e}");
+}
+
+#[test]
+fn engine_options_by_name_refuse_benchmark_flags_and_unknown_names() {
+    let mut f = BenchFlags::default();
+    set_engine_option(&mut f, "-p lsmlab.", "min_blob_size", "0").unwrap();
+    set_engine_option(&mut f, "-p lsmlab.", "write_buffer_size", "4194304").unwrap();
+    assert_eq!(options(&f).write_buffer_size, 4 << 20);
+    let e = set_engine_option(&mut f, "-p lsmlab.", "num", "5")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown engine option"), "{e}");
+    let e = set_engine_option(&mut f, "-p lsmlab.", "write_bufer_size", "5")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("did you mean -p lsmlab.write_buffer_size"),
+        "{e}"
+    );
+    let e = set_engine_option(&mut f, "-p lsmlab.", "block_size", "big")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("-p lsmlab.block_size: invalid value"), "{e}");
+}
