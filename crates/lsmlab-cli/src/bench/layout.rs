@@ -81,7 +81,7 @@ pub fn check(f: &BenchFlags) -> CliResult<()> {
     })?;
     FloatTarget::parse(&f.fslsm_float_target).map_err(|_| {
         CliError::new(format!(
-            "--fslsm_float_target: invalid value {:?}: allowed: level0, cost",
+            "--fslsm_float_target: invalid value {:?}: allowed: level0, cost, off",
             f.fslsm_float_target
         ))
     })?;
@@ -119,10 +119,6 @@ pub fn check(f: &BenchFlags) -> CliResult<()> {
 /// Applies `--layout` (its preset) and the `--fslsm_*` flags to `o`. Bad text was refused by
 /// [`check`]; here it falls back to the defaults.
 pub fn apply(f: &BenchFlags, o: &mut Options) {
-    if !f.layout.is_empty() {
-        // An unknown name leaves the options as the other flags set them.
-        let _ = o.apply_layout_preset(&f.layout);
-    }
     if let Ok(v) = CompactionVictims::parse(&f.compaction_victims) {
         o.compaction_victims = v;
     }
@@ -144,6 +140,12 @@ pub fn apply(f: &BenchFlags, o: &mut Options) {
     p.max_float_overlap_files = f.fslsm_max_float_overlap_files;
     p.device_read_micros = f.fslsm_device_read_micros;
     p.device_write_micros = f.fslsm_device_write_micros;
+    if !f.layout.is_empty() {
+        // Last, so that an ablation preset's FSLSM field (`fslsm-nostretch`, `fslsm-nofloat`)
+        // is not reset by the flags' defaults. An unknown name leaves the options as the other
+        // flags set them.
+        let _ = o.apply_layout_preset(&f.layout);
+    }
 }
 
 #[cfg(test)]

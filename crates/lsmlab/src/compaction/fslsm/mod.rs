@@ -217,7 +217,7 @@ impl LayoutPolicy for FslsmPolicy {
         let eta = self.ratio.ratio();
         let mut freq = self.freq.lock();
         freq.event(hit.file);
-        if hit.level == 0 || eta <= 0.0 {
+        if hit.level == 0 || eta <= 0.0 || self.opts.float_target == FloatTarget::Off {
             return false;
         }
         let f = freq.of(hit.file);
