@@ -131,7 +131,8 @@ mod tests {
         assert_eq!(f.write_amp, Some(3.0));
         assert!((f.major_mb - 800.0 / MB).abs() < 1e-12);
         assert!((f.minor_mb - 200.0 / MB).abs() < 1e-12);
-        assert!((f.latency_s - 7_350e-6).abs() < 1e-12);
+        // 100 probes × 4 + (30 − 8) + 5 = 427 page reads × 50 µs + 20 writes × 200 µs.
+        assert!((f.latency_s - 25_350e-6).abs() < 1e-12, "{}", f.latency_s);
         assert!(f.to_line().contains("read_amp 8.000, write_amp 3.000"));
     }
 }

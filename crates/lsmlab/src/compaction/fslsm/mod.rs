@@ -52,8 +52,8 @@ pub struct FslsmPolicy {
     pending: Mutex<Vec<(usize, u64)>>,
     requested: AtomicU64,
     skipped: AtomicU64,
-    /// Level-0 tables written by float-ups; pruned of those that left level 0 whenever level 0
-    /// is counted (a table never returns to level 0).
+    /// Level-0 tables written by float-ups; a table leaves the set when a job takes it out of
+    /// level 0 (it never returns there).
     floated: Mutex<HashSet<u64>>,
 }
 
@@ -301,6 +301,16 @@ impl LayoutPolicy for FslsmPolicy {
         edit: &mut VersionEdit,
     ) {
         add_outputs(spec, outcome, edit);
+        // Every job's level-0 inputs leave level 0: forgotten here, so that the set holds at
+        // most the level-0 tables (and the outputs of an install that failed).
+        {
+            let mut floated = self.floated.lock();
+            for (level, f) in spec.inputs_with_level() {
+                if level == 0 {
+                    floated.remove(&f.number);
+                }
+            }
+        }
         if spec.kind != FLOAT_UP {
             return;
         }
@@ -351,8 +361,13 @@ impl LayoutPolicy for FslsmPolicy {
     }
 
     fn level0_from_jobs(&self, v: &Version) -> Option<usize> {
-        let mut floated = self.floated.lock();
-        floated.retain(|n| v.levels[0].iter().any(|f| f.number == *n));
-        Some(floated.len())
+        // Counted, not pruned: `v` may be older than a float-up being installed now.
+        let floated = self.floated.lock();
+        Some(
+            v.levels[0]
+                .iter()
+                .filter(|f| floated.contains(&f.number))
+                .count(),
+        )
     }
 }
