@@ -4,6 +4,8 @@
 # study's setup beside them).
 #
 #   scripts/seeds-standard.sh [SEED...]        # default: 000 001 002 003 004
+#   scripts/seeds-standard.sh --existing [SEED...]
+#                           # no runs: each seed's latest results/seedNNN-standard-* directory
 #
 # Engines are found as `lsmlab run` finds them (PATH, LSMLAB_ROCKSDB_BINARY,
 # LSMLAB_LEVELDB_BINARY); a missing optional engine is skipped and the table says so. Run it on
@@ -11,14 +13,23 @@
 # repeats that warning. Seeds not named keep their section from the page as it was.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+existing=false
+if [ "${1:-}" = "--existing" ]; then
+    existing=true
+    shift
+fi
 seeds=("$@")
 [ ${#seeds[@]} -gt 0 ] || seeds=(000 001 002 003 004)
 out=docs/seeds-standard.md
 
-cargo build --release -p lsmlab-cli >&2
 bin=target/release/lsmlab
-commit=$(git rev-parse --short HEAD)
-dirty=$(git status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
+$existing || cargo build --release -p lsmlab-cli >&2
+# The commit is the one the runs' binary names (a results directory's report says it).
+build=$(grep -ohE 'git [0-9a-f]{7,40}(-dirty)?' results/seed*-standard-*/report.md 2>/dev/null | tail -n 1 | cut -c5-)
+$existing || build=$(git rev-parse HEAD)
+commit=${build:0:7}
+dirty=""
+case "$build" in *-dirty) dirty=" (with uncommitted changes)" ;; esac
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 cores=$(nproc)
 mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
@@ -44,13 +55,23 @@ trap 'rm -rf "$tmp"' EXIT
 for seed in "${seeds[@]}"; do
     plan=experiments/seed$seed.toml
     [ -f "$plan" ] || { echo "no plan $plan" >&2; exit 1; }
-    start=$(date -u +%FT%T)
-    echo "== seed $seed ($start)" >&2
-    # The run's last line on stdout is its report's path; a failed run leaves the study
-    # non-zero, which stops this script with the report still written.
-    report=$("$bin" run "$plan" --scale standard | tail -n 1)
-    end=$(date -u +%T)
-    section "$seed" "$(dirname "$report")" "$start" "$end" >"$tmp/$seed.md"
+    if $existing; then
+        dir=$(ls -d results/seed"$seed"-standard-* 2>/dev/null | tail -n 1)
+        [ -n "$dir" ] || { echo "no results/seed$seed-standard-* directory" >&2; exit 1; }
+        # The first and last run's times, as the report states them.
+        times=$(grep -E '^\| time \(UTC\) \|' "$dir/report.md" | grep -oE '[0-9]{8}T[0-9]{6}Z' | sed -E 's/(....)(..)(..)T(..)(..)(..)Z/\1-\2-\3T\4:\5:\6/')
+        start=$(echo "$times" | head -n 1)
+        end=$(echo "$times" | tail -n 1 | cut -dT -f2)
+    else
+        start=$(date -u +%FT%T)
+        echo "== seed $seed ($start)" >&2
+        # The run's last line on stdout is its report's path; a failed run leaves the study
+        # non-zero, which stops this script with the report still written.
+        report=$("$bin" run "$plan" --scale standard | tail -n 1)
+        end=$(date -u +%T)
+        dir=$(dirname "$report")
+    fi
+    section "$seed" "$dir" "$start" "$end" >"$tmp/$seed.md"
 done
 
 {

@@ -136,6 +136,18 @@ fn float_ups_move_hot_tables_up_without_changing_any_answer() {
     let stats = db.statistics();
     assert!(stats.ticker(Ticker::FloatUps) > 0, "no float-up ran");
     assert!(stats.ticker(Ticker::FloatUpWriteBytes) > 0);
+    // Level 0's tables split into floated and flushed ones.
+    let layout = db.layout();
+    let floated = layout
+        .level0_from_jobs
+        .expect("FSLSM counts floated tables");
+    assert!(floated <= layout.level0_files, "{layout:?}");
+    assert!(
+        db.property("rocksdb.stats")
+            .unwrap()
+            .contains("Float-ups: "),
+        "the policy's summary is in rocksdb.stats"
+    );
     check_all(&db, &model, Some((&snap, &snap_model)));
     drop(snap);
     // Without the snapshot, later float-ups drop what the newer versions shadow.
@@ -172,6 +184,31 @@ fn the_three_presets_set_layout_and_separation() {
     assert_eq!((o.layout, o.enable_blob_files), (Layout::Leveled, false));
     let e = o.apply_layout_preset("bitcask").unwrap_err().to_string();
     assert!(e.contains("leveldb, wisckey, fslsm"), "{e}");
+    // The ablations: FSLSM with one mechanism off, named back by `layout_preset`.
+    let mut o = Options::default();
+    o.apply_layout_preset("fslsm-nostretch").unwrap();
+    assert_eq!((o.layout, o.enable_blob_files), (Layout::Fslsm, true));
+    assert!(o.fslsm.stretch_increments.iter().all(|&i| i == 0));
+    assert_eq!(o.layout_preset(), Some("fslsm-nostretch"));
+    let mut o = Options::default();
+    o.apply_layout_preset("fslsm-nofloat").unwrap();
+    assert_eq!(o.fslsm.float_target, lsmlab::FloatTarget::Off);
+    assert_eq!(o.layout_preset(), Some("fslsm-nofloat"));
+}
+
+#[test]
+fn with_float_up_off_the_same_reads_float_nothing_and_level0_holds_only_flushes() {
+    let fs = MemFs::new();
+    let mut opts = forced_fslsm_options(&fs);
+    opts.apply_layout_preset("fslsm-nofloat").unwrap();
+    let (db, model, snap, snap_model) = deep_tree(opts);
+    read_keys_found_deep(&db);
+    read_everything(&db);
+    db.wait_for_background_work().unwrap();
+    assert_eq!(db.statistics().ticker(Ticker::FloatUps), 0);
+    assert_eq!(db.layout().status.float_ups_requested, 0);
+    assert_eq!(db.layout().level0_from_jobs, Some(0));
+    check_all(&db, &model, Some((&snap, &snap_model)));
 }
 
 #[test]

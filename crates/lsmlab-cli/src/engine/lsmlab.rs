@@ -70,10 +70,12 @@ pub fn options(s: &EngineSettings) -> Options {
         ..Options::default()
     };
     let l = &s.lsmlab;
+    o.fslsm = l.fslsm.clone();
     if !l.layout.is_empty() {
-        // The preset overrides the blob settings (wisckey and fslsm separate every value). A
-        // name the engine does not know leaves the options as the other settings made them;
-        // the drivers refuse it before opening.
+        // The preset overrides the blob settings (wisckey and fslsm separate every value) and,
+        // for an ablation (`fslsm-nostretch`, `fslsm-nofloat`), one FSLSM field: so it comes
+        // after the FSLSM settings. A name the engine does not know leaves the options as the
+        // other settings made them; the drivers refuse it before opening.
         let _ = o.apply_layout_preset(&l.layout);
     }
     if !l.shape.is_empty() {
@@ -81,7 +83,6 @@ pub fn options(s: &EngineSettings) -> Options {
         // overrides only their defaults.
         let _ = o.apply_shape(&l.shape);
     }
-    o.fslsm = l.fslsm.clone();
     o
 }
 

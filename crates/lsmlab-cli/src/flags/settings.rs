@@ -49,7 +49,7 @@ impl BenchFlags {
         })?;
         let float_target = FloatTarget::parse(&self.fslsm_float_target).map_err(|_| {
             CliError::new(format!(
-                "--fslsm_float_target: invalid value {:?}: allowed: level0, cost",
+                "--fslsm_float_target: invalid value {:?}: allowed: level0, cost, off",
                 self.fslsm_float_target
             ))
         })?;

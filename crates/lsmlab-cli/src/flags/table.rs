@@ -207,8 +207,9 @@ flags! {
     level_compaction_dynamic_level_bytes: bool = false;
     /// lsmlab: seed 003's engines: leveldb (leveled, values in tables), wisckey (leveled, every
     /// value in blob files), fslsm (blob files, float-up and stretch). Sets --enable_blob_files
-    /// and --min_blob_size=0 for wisckey and fslsm, overriding those flags. Empty: leveled,
-    /// separation as the blob flags say.
+    /// and --min_blob_size=0 for wisckey and fslsm, overriding those flags; fslsm-nostretch and
+    /// fslsm-nofloat: fslsm with stretch or float-up off. Empty: leveled, separation as the
+    /// blob flags say.
     layout: String = String::new();
     /// lsmlab, fslsm: operations over which the read ratio is measured.
     fslsm_read_ratio_window: usize = 5_000;
@@ -219,8 +220,8 @@ flags! {
     /// lsmlab, fslsm: stretch increments per level, comma-separated (level 0 in files, others
     /// in tables of --target_file_size_base).
     fslsm_stretch_increments: String = "20,10,5,0,0,0,0".to_string();
-    /// lsmlab, fslsm: where hot tables float: level0, or cost (level 0 when the corrected cost
-    /// model says it pays).
+    /// lsmlab, fslsm: where hot tables float: level0, cost (level 0 when the corrected cost
+    /// model says it pays), or off (no float-up).
     fslsm_float_target: String = "level0".to_string();
     /// lsmlab, fslsm: skip a float-up that would read more tables of the levels it crosses.
     fslsm_max_float_overlap_files: usize = 25;

@@ -270,6 +270,20 @@ fn layout_sets_the_preset_and_fslsm_flags_reach_the_engine() {
 }
 
 #[test]
+fn an_ablation_preset_wins_over_the_fslsm_flags_defaults() {
+    let mut f = BenchFlags::default();
+    f.set_raw("layout", "fslsm-nofloat").unwrap();
+    check_layout(&f).unwrap();
+    let o = options(&f);
+    assert_eq!(o.layout, Layout::Fslsm);
+    assert_eq!(o.fslsm.float_target, lsmlab::options::FloatTarget::Off);
+    f.set_raw("layout", "fslsm-nostretch").unwrap();
+    let o = options(&f);
+    assert!(o.fslsm.stretch_increments.iter().all(|&i| i == 0));
+    assert_eq!(o.fslsm.float_target, lsmlab::options::FloatTarget::Level0);
+}
+
+#[test]
 fn bad_layout_values_are_one_line_errors_naming_the_flag() {
     for (name, raw) in [
         ("layout", "rocks"),

@@ -8,6 +8,7 @@
 
 use super::formulas;
 use super::process::{cpu_times, dir_size, peak_rss_bytes, CpuTimes};
+use super::sim::{SimCounts, SimFigures};
 use lsmlab::env::{IoCategory, IoCounts};
 use lsmlab::{Db, HistogramKind, Ticker};
 use serde::Serialize;
@@ -138,6 +139,11 @@ pub struct LsmFigures {
     pub read_ratio: Option<f64>,
     /// Level 0's compaction, slowdown and stop triggers at the end (files).
     pub level0_triggers: [u64; 3],
+    /// Tables in level 0 at the end.
+    pub level0_files: u64,
+    /// Of those, the tables float-ups wrote (the others were flushed); none for a policy
+    /// without float-ups.
+    pub level0_floated_files: Option<u64>,
     /// Target bytes of levels 1.. at the end (stretched by FSLSM).
     pub level_max_bytes: Vec<u64>,
     /// Float-ups run.
@@ -152,6 +158,8 @@ pub struct LsmFigures {
     pub float_ups_requested: u64,
     /// Float-ups skipped since open (too many crossed tables).
     pub float_ups_skipped: u64,
+    /// The FSLSM study's own metrics (docs/metrics.md), beside lsmlab's.
+    pub sim: SimFigures,
     /// Bytes and pages moved per I/O category (`wal`, `flush`, `compaction`, `user`, …).
     pub io: BTreeMap<String, IoFigures>,
     /// Ticker deltas by RocksDB name.
@@ -231,7 +239,41 @@ impl LsmFigures {
             slowdown: 0,
             stop: 0,
         });
+        let background = [
+            IoCategory::Flush,
+            IoCategory::Compaction,
+            IoCategory::Blob,
+            IoCategory::Gc,
+            IoCategory::FloatUp,
+        ];
+        let live_tables: u64 = (0..opts.num_levels)
+            .filter_map(|l| prop(&format!("rocksdb.num-files-at-level{l}")))
+            .sum();
+        let meta =
+            prop("lsmlab.filter.bytes").unwrap_or(0) + prop("lsmlab.index.bytes").unwrap_or(0);
+        let sim = SimFigures::from_counts(&SimCounts {
+            user_bytes: user_bytes_written,
+            returned_bytes: bytes_returned,
+            flush_bytes,
+            flush_table_bytes: dio(IoCategory::Flush).bytes_written,
+            compaction_write_bytes,
+            float_up_write_bytes: d(Ticker::FloatUpWriteBytes),
+            device_read_bytes: dio(IoCategory::UserRead).bytes_read
+                + background.iter().map(|&c| dio(c).bytes_read).sum::<u64>(),
+            files_probed: d(Ticker::FilesProbed),
+            table_meta_bytes: lsmlab::sst::footer::FOOTER_LEN as u64
+                + meta.checked_div(live_tables).unwrap_or(0),
+            user_read_pages: dio(IoCategory::UserRead).pages_read,
+            data_block_reads: positive,
+            background_pages_read: background.iter().map(|&c| dio(c).pages_read).sum(),
+            pages_written: IoCategory::ALL.iter().map(|&c| dio(c).pages_written).sum(),
+            t_r,
+            t_w,
+        });
         LsmFigures {
+            sim,
+            level0_files: layout.level0_files as u64,
+            level0_floated_files: layout.level0_from_jobs.map(|n| n as u64),
             device_read_micros: t_r,
             device_write_micros: t_w,
             layout: layout.policy.to_string(),
@@ -404,6 +446,14 @@ impl LsmFigures {
             self.float_ups_requested,
             self.float_ups_skipped
         );
+        let _ = writeln!(
+            s,
+            "lsmlab level0               : {} tables ({} floated, the others flushed)",
+            self.level0_files,
+            self.level0_floated_files
+                .map_or_else(|| "none".to_string(), |n| n.to_string())
+        );
+        let _ = writeln!(s, "{}", self.sim.to_line());
         let _ = writeln!(
             s,
             "lsmlab db_size              : {} (SST files {})",

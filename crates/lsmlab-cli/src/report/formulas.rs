@@ -2,6 +2,9 @@
 //! library engines' block (`foreign.rs`) both compute their figures here, so a figure of one
 //! name means the same thing on every engine.
 //!
+//! The `sim_*` formulas are the FSLSM study's own definitions (docs/metrics.md, "The FSLSM
+//! study's metrics"), reported beside lsmlab's under their own names.
+//!
 //! Every formula is `None` where its denominator is zero (nothing written, nothing returned, no
 //! filter probe): the report prints `n/a`, never a zero that would read as a measurement.
 
@@ -46,6 +49,48 @@ pub fn filter_bits_per_key(filter_bytes: u64, filter_keys: u64) -> Option<f64> {
     ratio(filter_bytes * 8, filter_keys)
 }
 
+/// The FSLSM study's read amplification (`sim.read_amp`): every byte read from the device —
+/// user reads (data blocks, value records), compaction, float-up, GC and flush reads — plus,
+/// for every table a get probed, that table's footer, whole filter and whole index (the study
+/// keeps nothing in memory; lsmlab reads them once per table open), over the bytes returned.
+pub fn sim_read_amp(
+    device_read_bytes: u64,
+    files_probed: u64,
+    table_meta_bytes: u64,
+    returned_bytes: u64,
+) -> Option<f64> {
+    ratio(
+        device_read_bytes.saturating_add(files_probed.saturating_mul(table_meta_bytes)),
+        returned_bytes,
+    )
+}
+
+/// The FSLSM study's write amplification (`sim.write_amp`): the user's write itself, plus what
+/// flushes (tables and the value log's blob files), compactions and float-ups wrote, over the
+/// user bytes; `engine_bytes` is that sum without the user bytes.
+pub fn sim_write_amp(user_bytes: u64, engine_bytes: u64) -> Option<f64> {
+    ratio(user_bytes.saturating_add(engine_bytes), user_bytes)
+}
+
+/// The FSLSM study's latency (`sim.latency_s`), with no cache: every table a get probed costs
+/// four page reads (footer, filter, index, data block), whatever its filter answered; the
+/// other pages user reads touched (value records; blocks walked by scans) are
+/// `user_read_pages − data_block_reads`; background reads and every page written count as in
+/// the device time. `t_r`, `t_w` in microseconds; the result in seconds.
+pub fn sim_latency_s(
+    files_probed: u64,
+    user_read_pages: u64,
+    data_block_reads: u64,
+    background_pages_read: u64,
+    pages_written: u64,
+    t_r: f64,
+    t_w: f64,
+) -> f64 {
+    let reads =
+        4 * files_probed + user_read_pages.saturating_sub(data_block_reads) + background_pages_read;
+    (reads as f64 * t_r + pages_written as f64 * t_w) / 1e6
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +107,21 @@ mod tests {
         assert_eq!(filter_fpr(0, 5, 5), None, "only present keys probed");
         assert_eq!(filter_bits_per_key(1250, 1000), Some(10.0));
         assert_eq!(filter_bits_per_key(0, 0), None, "no table yet");
+    }
+
+    #[test]
+    fn the_studys_formulas_on_hand_made_counters() {
+        // 10,000 bytes read, 100 probes of tables whose footer + filter + index are 300 bytes,
+        // 5,000 bytes returned: (10,000 + 30,000) / 5,000.
+        assert_eq!(sim_read_amp(10_000, 100, 300, 5_000), Some(8.0));
+        assert_eq!(sim_read_amp(10, 1, 64, 0), None, "nothing returned");
+        // 1,000 user bytes; flush 1,200 (tables and blob files), compaction 500, float-up 300.
+        assert_eq!(sim_write_amp(1_000, 2_000), Some(3.0));
+        assert_eq!(sim_write_amp(0, 10), None, "nothing written");
+        // 10 probes × 4 pages + (30 user pages − 8 data blocks) + 5 background = 67 reads at
+        // 50 µs; 20 pages written at 200 µs: 3,350 + 4,000 µs.
+        let t = sim_latency_s(10, 30, 8, 5, 20, 50.0, 200.0);
+        assert!((t - 7_350e-6).abs() < 1e-12, "{t}");
+        assert_eq!(sim_latency_s(0, 0, 0, 0, 0, 50.0, 200.0), 0.0);
     }
 }

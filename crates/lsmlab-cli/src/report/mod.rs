@@ -7,3 +7,4 @@ pub mod foreign;
 pub mod formulas;
 pub mod latency;
 pub mod process;
+pub mod sim;

@@ -148,6 +148,9 @@ fn from_statistics(m: &mut Metrics, step: &str, out: &Output) {
     }
 }
 
+/// The FSLSM study's metrics of the `sim` block (`STEP.sim.NAME`; docs/metrics.md).
+pub const SIM: &[&str] = &["read_amp", "write_amp", "major_mb", "minor_mb", "latency_s"];
+
 /// lsmlab's own figures from its `--json` (bench: per benchmark; ycsb: the phase).
 pub fn from_lsmlab_json(m: &mut Metrics, step_label: &str, doc: &serde_json::Value) {
     let lsm_fields = [
@@ -172,6 +175,40 @@ pub fn from_lsmlab_json(m: &mut Metrics, step_label: &str, doc: &serde_json::Val
         if let (Some(bytes), Some(keys)) = (whole("filter_bytes"), whole("filter_keys")) {
             if let Some(bpk) = crate::report::formulas::filter_bits_per_key(bytes, keys) {
                 m.insert(format!("{prefix}.lsmlab.filter_bits_per_key"), bpk);
+            }
+        }
+        // The layout's figures at the end of the step (FSLSM's float-ups and level 0).
+        for f in ["float_ups", "read_ratio"] {
+            if let Some(v) = block.get(f).and_then(|v| v.as_f64()) {
+                m.insert(format!("{prefix}.lsmlab.{f}"), v);
+            }
+        }
+        if let Some(t) = block
+            .get("level0_triggers")
+            .and_then(|t| t.get(0))
+            .and_then(|v| v.as_f64())
+        {
+            m.insert(format!("{prefix}.lsmlab.level0_trigger"), t);
+        }
+        if let Some(all) = whole("level0_files") {
+            // A policy without float-ups floats nothing: all of its level 0 was flushed.
+            let floated = whole("level0_floated_files").unwrap_or(0);
+            m.insert(format!("{prefix}.lsmlab.level0_files"), all as f64);
+            m.insert(
+                format!("{prefix}.lsmlab.level0_floated_files"),
+                floated as f64,
+            );
+            m.insert(
+                format!("{prefix}.lsmlab.level0_flushed_files"),
+                all.saturating_sub(floated) as f64,
+            );
+        }
+        // The FSLSM study's own definitions, under their own names.
+        if let Some(sim) = block.get("sim") {
+            for f in SIM {
+                if let Some(v) = sim.get(f).and_then(|v| v.as_f64()) {
+                    m.insert(format!("{prefix}.sim.{f}"), v);
+                }
             }
         }
     };
@@ -328,6 +365,45 @@ mod tests {
         from_bench_output(&mut m, "s", &out, 1.0);
         assert_eq!(m["readrandom.ops_per_sec"], 500000.0);
         assert_eq!(m["readrandom#2.ops_per_sec"], 250000.0);
+    }
+
+    #[test]
+    fn a_ycsb_phase_gives_the_layout_figures_and_the_studys_metrics() {
+        let doc = serde_json::json!({
+            "throughput_ops_per_sec": 1000.0,
+            "lsmlab": {
+                "read_amp": 1.5,
+                "float_ups": 7,
+                "read_ratio": 0.8,
+                "level0_triggers": [116, 132, 148],
+                "level0_files": 10,
+                "level0_floated_files": 6,
+                "sim": {"read_amp": 9.0, "write_amp": 2.5, "major_mb": 3.0, "minor_mb": 1.0, "latency_s": 4.0}
+            }
+        });
+        let mut m = Metrics::new();
+        from_lsmlab_json(&mut m, "run", &doc);
+        assert_eq!(m["run.lsmlab.read_amp"], 1.5);
+        assert_eq!(m["run.sim.read_amp"], 9.0);
+        assert_eq!(m["run.sim.latency_s"], 4.0);
+        assert_eq!(m["run.lsmlab.float_ups"], 7.0);
+        assert_eq!(m["run.lsmlab.level0_trigger"], 116.0);
+        assert_eq!(m["run.lsmlab.level0_floated_files"], 6.0);
+        assert_eq!(m["run.lsmlab.level0_flushed_files"], 4.0);
+        // A leveled tree: no read ratio, and every level-0 table was flushed.
+        let doc = serde_json::json!({"lsmlab": {"read_ratio": null, "level0_files": 3, "level0_floated_files": null}});
+        let mut m = Metrics::new();
+        from_lsmlab_json(&mut m, "run", &doc);
+        assert!(!m.contains_key("run.lsmlab.read_ratio"));
+        assert_eq!(m["run.lsmlab.level0_flushed_files"], 3.0);
+        assert_eq!(m["run.lsmlab.level0_floated_files"], 0.0);
+        // Every name given is one a plan may use.
+        for name in m.keys() {
+            assert!(
+                name.starts_with("run.lsmlab.") || name.starts_with("run.sim."),
+                "{name}"
+            );
+        }
     }
 
     #[test]

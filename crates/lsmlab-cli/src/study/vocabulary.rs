@@ -3,6 +3,7 @@
 //! A misspelt name is refused with the plan line and the nearest known name, because a figure
 //! or claim on a metric no run produces would silently show nothing.
 
+use super::metrics::SIM;
 use super::plan::{Plan, StepKind};
 use crate::error::{CliError, CliResult};
 
@@ -68,6 +69,12 @@ const LSMLAB: &[&str] = &[
     "filter_mb",
     "filter_bits_per_key",
     "index_mb",
+    "float_ups",
+    "read_ratio",
+    "level0_trigger",
+    "level0_files",
+    "level0_floated_files",
+    "level0_flushed_files",
 ];
 /// Figures of every run.
 const RUN: &[&str] = &[
@@ -161,6 +168,9 @@ pub fn metrics(plan: &Plan) -> (Vec<String>, Vec<String>) {
                 for s in LSMLAB {
                     out.push(format!("{b}.lsmlab.{s}"));
                 }
+                for s in SIM {
+                    out.push(format!("{b}.sim.{s}"));
+                }
             }
         }
         match kind {
@@ -175,6 +185,9 @@ pub fn metrics(plan: &Plan) -> (Vec<String>, Vec<String>) {
                 }
                 for s in LSMLAB {
                     out.push(format!("{label}.lsmlab.{s}"));
+                }
+                for s in SIM {
+                    out.push(format!("{label}.sim.{s}"));
                 }
             }
             _ => {

@@ -32,8 +32,8 @@ pub const USAGE: &str = "usage: lsmlab ycsb load|run -P FILE [-P FILE]... [-p ke
                requestdistribution=uniform|zipfian|latest|hotspot, insertorder=hashed|ordered,
                fieldcount, fieldlength, minscanlength, maxscanlength,
                scanlengthdistribution=uniform|zipfian, threadcount, lsmlab.seed, ...)
-  -p layout=leveldb|wisckey|fslsm
-               seed 003's engines (see lsmlab bench --layout)
+  -p layout=leveldb|wisckey|fslsm|fslsm-nostretch|fslsm-nofloat
+               seed 003's engines and FSLSM's ablations (see lsmlab bench --layout)
   -p lsmlab.OPTION=value
                any engine option by its lsmlab bench flag name, e.g.
                lsmlab.write_buffer_size=4194304, lsmlab.min_blob_size=0, lsmlab.fslsm_gamma=5

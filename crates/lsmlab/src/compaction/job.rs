@@ -49,8 +49,10 @@ pub struct CompactionParams<'a> {
 pub struct CompactionOutcome {
     /// Output tables, in key order.
     pub outputs: Vec<NewFile>,
-    /// Float-up only: tables left in the input level, holding versions that a newer version
-    /// in a crossed level shadows but a live snapshot can still read.
+    /// A policy's job only: tables it leaves in an input level, which its
+    /// [`LayoutPolicy::apply_result`](super::LayoutPolicy::apply_result) places (FSLSM's
+    /// float-up: versions that a newer version in a crossed level shadows but a live snapshot
+    /// can still read).
     pub stayed: Vec<NewFile>,
     /// Bytes of input tables.
     pub bytes_read: u64,

@@ -2,31 +2,38 @@
 //!
 //! The engine tells a [`LayoutPolicy`] of every operation, every get that hit a table and every
 //! table created, and asks it for work; leveled compaction ([`LeveledPolicy`]) is one policy,
-//! the FSLSM-Tree ([`FslsmPolicy`]) another, with no fork of the engine.
+//! the FSLSM-Tree ([`FslsmPolicy`], the folder `fslsm/` with its float-up job) another, with no
+//! fork of the engine. A policy may have jobs of its own ([`CompactionKind::Policy`]): it
+//! decides when they may start beside the running ones ([`LayoutPolicy::may_start`]), runs them
+//! ([`LayoutPolicy::run_job`]), says what their result adds to the tree
+//! ([`LayoutPolicy::apply_result`]) and counts them ([`LayoutPolicy::record_job`]); the engine
+//! only schedules, installs and logs.
 
 mod blob_gc;
 mod blobs;
 pub mod dynamic_levels;
-mod float_up;
 mod frequency;
 mod fslsm;
 mod job;
 mod leveled;
 #[cfg(test)]
 mod picker_tests;
+mod running;
 mod shadow;
 
 pub use blob_gc::pick_blob_gc;
 pub use blobs::BlobOutcome;
 pub use dynamic_levels::LevelTargets;
-pub use float_up::{run_float_up, FloatUpParams};
 pub use fslsm::FslsmPolicy;
 pub use job::{run_compaction, CompactionOutcome, CompactionParams};
 pub use leveled::{FrequencyLeveledPolicy, LeveledPolicy};
+pub use running::{JobId, RunningJob, RunningJobs};
 pub(crate) use shadow::Shadowing;
 
+use crate::error::Result;
 use crate::options::{CompactionVictims, Layout, Options};
-use crate::version::{FileMeta, HitLocation, Version};
+use crate::stats::Statistics;
+use crate::version::{FileMeta, HitLocation, Version, VersionEdit};
 use std::sync::Arc;
 
 /// Why a compaction runs; each kind is counted apart in statistics.
@@ -34,8 +41,9 @@ use std::sync::Arc;
 pub enum CompactionKind {
     /// A level is over its limit (level 0 by file count, the others by bytes).
     Size,
-    /// FSLSM: a hot table moves up, above the level it was in.
-    FloatUp,
+    /// A job of the layout policy's own, by name (FSLSM's `float-up`): the policy runs it
+    /// ([`LayoutPolicy::run_job`]) and counts it ([`LayoutPolicy::record_job`]).
+    Policy(&'static str),
     /// Blob garbage collection forces a rewrite of the tables referencing old blob files.
     BlobGc,
     /// `Db::compact_range`.
@@ -47,7 +55,7 @@ impl CompactionKind {
     pub fn name(self) -> &'static str {
         match self {
             CompactionKind::Size => "size",
-            CompactionKind::FloatUp => "float-up",
+            CompactionKind::Policy(name) => name,
             CompactionKind::BlobGc => "blob-gc",
             CompactionKind::Manual => "manual",
         }
@@ -181,6 +189,11 @@ pub struct LayoutReport {
     pub status: LayoutStatus,
     /// Level 0's triggers now.
     pub level0: Option<Level0Triggers>,
+    /// Tables in level 0 now.
+    pub level0_files: usize,
+    /// Of those, the tables the policy's own jobs wrote (FSLSM: floated), counted since open;
+    /// the others were flushed. `None` for a policy without such jobs.
+    pub level0_from_jobs: Option<usize>,
     /// Target bytes of levels 1 to the one before the last, now.
     pub max_bytes: Vec<u64>,
 }
@@ -193,6 +206,8 @@ pub fn layout_report(policy: &dyn LayoutPolicy, version: &Version, opts: &Option
         preset: opts.layout_preset(),
         status: policy.status(),
         level0: Some(policy.level0_triggers(opts)),
+        level0_files: version.levels.first().map_or(0, Vec::len),
+        level0_from_jobs: policy.level0_from_jobs(version),
         max_bytes: (1..opts.num_levels.saturating_sub(1))
             .map(|l| targets.max_bytes.get(l).copied().unwrap_or(0))
             .collect(),
@@ -250,11 +265,66 @@ pub trait LayoutPolicy: Send + Sync {
     fn on_get_hit(&self, _hit: HitLocation, _version: &Version) -> bool {
         false
     }
-    /// Called for every table a flush, compaction or float-up installed, with its level.
+    /// Called for every table a flush or a job installed, with its level.
     fn on_table_created(&self, _level: usize, _number: u64) {}
     /// The adaptive state, for statistics.
     fn status(&self) -> LayoutStatus {
         LayoutStatus::default()
+    }
+    /// May `spec` (this policy's pick, or blob GC's) start now, beside the jobs `running`, on
+    /// the tree `version`? Asked under the state lock before every job the engine starts on its
+    /// own; a job refused now is offered again at the next pick. A policy whose own jobs must
+    /// not overlap some compactions expresses the exclusion here, on both sides.
+    fn may_start(
+        &self,
+        _spec: &CompactionSpec,
+        _version: &Version,
+        _running: &RunningJobs,
+    ) -> bool {
+        true
+    }
+    /// Runs `p.spec` if it is a job of this policy's own kind ([`CompactionKind::Policy`]);
+    /// `None` for a compaction, which the engine runs as one.
+    fn run_job(&self, _p: &mut CompactionParams<'_>) -> Option<Result<CompactionOutcome>> {
+        None
+    }
+    /// Adds to `edit` (which already deletes every input) the tables `outcome` wrote, each in
+    /// its level. By default every output goes to the spec's output level.
+    fn apply_result(
+        &self,
+        spec: &CompactionSpec,
+        outcome: &CompactionOutcome,
+        edit: &mut VersionEdit,
+    ) {
+        add_outputs(spec, outcome, edit);
+    }
+    /// Counts a job installed after `micros` microseconds in `stats`, if it is one of this
+    /// policy's own; returns false for a compaction, which the engine counts as one.
+    fn record_job(
+        &self,
+        _spec: &CompactionSpec,
+        _outcome: &CompactionOutcome,
+        _micros: u64,
+        _stats: &Statistics,
+    ) -> bool {
+        false
+    }
+    /// Lines of the policy's own for `rocksdb.stats` (FSLSM: its float-ups), if any.
+    fn summary(&self, _stats: &Statistics) -> Option<String> {
+        None
+    }
+    /// How many tables of level 0 in `version` this policy's own jobs wrote (FSLSM: floated
+    /// tables, as against flushed ones), counted since open; `None` for a policy without jobs
+    /// writing level 0.
+    fn level0_from_jobs(&self, _version: &Version) -> Option<usize> {
+        None
+    }
+}
+
+/// The default install of a job's result: every output table in the spec's output level.
+pub fn add_outputs(spec: &CompactionSpec, outcome: &CompactionOutcome, edit: &mut VersionEdit) {
+    for f in &outcome.outputs {
+        edit.added.push((spec.output_level, f.clone()));
     }
 }
 

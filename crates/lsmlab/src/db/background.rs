@@ -6,8 +6,8 @@
 use super::{DbInner, LevelStats, State};
 use crate::blob::BlobFileBuilder;
 use crate::compaction::{
-    pick_blob_gc, run_compaction, run_float_up, CompactionKind, CompactionOutcome,
-    CompactionParams, CompactionSpec, FloatUpParams, Shadowing,
+    pick_blob_gc, run_compaction, CompactionKind, CompactionOutcome, CompactionParams,
+    CompactionSpec, Shadowing,
 };
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
@@ -328,26 +328,17 @@ fn compaction_loop(inner: &DbInner) {
 }
 
 /// The compaction the layout policy asks for, else one that blob garbage collection forces —
-/// if it can start now.
-///
-/// A float-up puts older versions into level 0, which is correct only while the levels it
-/// crosses gain no newer version of its keys; those come from level 0. So a float-up and a
-/// compaction out of level 0 never run at once (with one compaction thread, the default, they
-/// cannot anyway).
+/// if the policy lets it start beside the running jobs (`LayoutPolicy::may_start`: a policy
+/// whose own jobs must not overlap some compactions says so there).
 fn pick(inner: &DbInner, st: &State, v: &crate::version::Version) -> Option<CompactionSpec> {
     let spec = inner
         .policy
         .pick_compaction(v, &inner.opts)
         .or_else(|| pick_blob_gc(v, &inner.opts))?;
-    let level0_busy = v.levels[0]
-        .iter()
-        .any(|f| f.being_compacted.load(Ordering::Relaxed));
-    let blocked = if spec.kind == CompactionKind::FloatUp {
-        st.float_up_running || level0_busy
-    } else {
-        st.float_up_running && spec.touches_level0()
-    };
-    (!blocked).then_some(spec)
+    inner
+        .policy
+        .may_start(&spec, v, &st.running)
+        .then_some(spec)
 }
 
 /// Runs a compaction picked under the state lock; releases the lock while merging.
@@ -376,28 +367,13 @@ fn run_picked(
     for f in spec.all_inputs() {
         f.being_compacted.store(true, Ordering::Relaxed);
     }
-    let float_up = spec.kind == CompactionKind::FloatUp;
-    st.float_up_running |= float_up;
+    let job = st.running.start(spec);
     let version = st.versions.current();
     let smallest_snapshot = inner.smallest_snapshot();
     let cpu0 = thread_cpu_micros();
     let outcome = MutexGuard::unlocked(st, || {
         let mut next_number = || inner.state.lock().versions.new_file_number();
-        if float_up {
-            return run_float_up(&mut FloatUpParams {
-                spec,
-                version: &version,
-                tables: &inner.tables,
-                blobs: &inner.blobs,
-                env: &inner.env,
-                dir: &inner.dir,
-                opts: &inner.opts,
-                smallest_snapshot,
-                new_file_number: &mut next_number,
-                stats: &inner.stats,
-            });
-        }
-        run_compaction(&mut CompactionParams {
+        let mut params = CompactionParams {
             spec,
             version: &version,
             tables: &inner.tables,
@@ -409,29 +385,28 @@ fn run_picked(
             new_file_number: &mut next_number,
             stats: &inner.stats,
             category: IoCategory::Compaction,
-        })
+        };
+        // A job of the policy's own kind is the policy's to run.
+        inner
+            .policy
+            .run_job(&mut params)
+            .unwrap_or_else(|| run_compaction(&mut params))
     });
     let installed = outcome.and_then(|outcome| {
         let cpu = thread_cpu_micros().saturating_sub(cpu0);
         install_compaction(inner, st, spec, edit, &outcome)?;
         Ok((outcome, cpu))
     });
-    // Cleared only after the install: until then the crossed levels must not change.
+    // Cleared only after the install: until then a policy may rely on the inputs and the
+    // running job staying as they were (FSLSM: the levels a float-up crosses must not change).
     for f in spec.all_inputs() {
         f.being_compacted.store(false, Ordering::Relaxed);
     }
-    if float_up {
-        st.float_up_running = false;
-    }
+    st.running.finish(job);
     let (outcome, cpu) = installed?;
     let micros = started.elapsed().as_micros() as u64;
     let s = &inner.stats;
-    if float_up {
-        s.add(Ticker::FloatUps, 1);
-        s.add(Ticker::FloatUpReadBytes, outcome.bytes_read);
-        s.add(Ticker::FloatUpWriteBytes, outcome.bytes_written);
-        s.add(Ticker::FloatUpKeysDropped, outcome.entries_dropped);
-        s.record(HistogramKind::FloatUpTime, micros);
+    if inner.policy.record_job(spec, &outcome, micros, s) {
         return Ok(());
     }
     s.add(Ticker::Compactions, 1);
@@ -461,7 +436,8 @@ fn run_picked(
     Ok(())
 }
 
-/// Installs what a compaction or float-up wrote: `edit` already deletes the inputs.
+/// Installs what a job wrote, each table in the level the policy gives it
+/// (`LayoutPolicy::apply_result`): `edit` already deletes the inputs.
 fn install_compaction(
     inner: &DbInner,
     st: &mut MutexGuard<'_, State>,
@@ -471,25 +447,19 @@ fn install_compaction(
 ) -> Result<()> {
     edit.blob_added.clone_from(&outcome.blobs.added);
     edit.blob_garbage.clone_from(&outcome.blobs.garbage);
-    for f in &outcome.outputs {
-        edit.added.push((spec.output_level, f.clone()));
-    }
-    // Float-up: versions a snapshot still needs stay in the floated table's level (its last
-    // input; the level-0 tables it merged with come first).
-    let stay_level = spec.inputs.last().map_or(spec.output_level, |i| i.level);
-    for f in &outcome.stayed {
-        edit.added.push((stay_level, f.clone()));
-    }
+    let added_before = edit.added.len();
+    inner.policy.apply_result(spec, outcome, &mut edit);
+    let created: Vec<(usize, u64)> = edit.added[added_before..]
+        .iter()
+        .map(|(level, f)| (*level, f.number))
+        .collect();
     DbInner::check_bg_error(st)?;
     inner.env.fs.sync_dir(&inner.dir)?;
     st.versions.log_and_apply(edit)?;
     let mem = inner.current_mem();
     inner.install_super_version(st, mem);
-    for f in &outcome.outputs {
-        inner.policy.on_table_created(spec.output_level, f.number);
-    }
-    for f in &outcome.stayed {
-        inner.policy.on_table_created(stay_level, f.number);
+    for (level, number) in created {
+        inner.policy.on_table_created(level, number);
     }
     Ok(())
 }

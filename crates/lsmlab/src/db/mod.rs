@@ -105,8 +105,9 @@ pub(crate) struct State {
     /// A manual compaction holds the tree exclusively.
     pub(crate) manual_running: bool,
     pub(crate) manual_compaction_waiting: usize,
-    /// A float-up runs: no compaction out of level 0 may start (see `background::pick`).
-    pub(crate) float_up_running: bool,
+    /// The jobs running now, which the layout policy sees when asked whether another may
+    /// start (`LayoutPolicy::may_start`).
+    pub(crate) running: crate::compaction::RunningJobs,
     pub(crate) bg_error: Option<Error>,
     pub(crate) level_stats: Vec<LevelStats>,
 }

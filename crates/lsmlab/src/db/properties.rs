@@ -150,7 +150,8 @@ fn escape(b: &[u8]) -> String {
         .collect()
 }
 
-/// The layout policy's state: read ratio, current level limits, float-ups.
+/// The layout policy's state: read ratio, current level limits, and its own summary (FSLSM:
+/// float-ups).
 fn layout_stats(inner: &DbInner) -> String {
     let p = &inner.policy;
     let opts = &inner.opts;
@@ -196,16 +197,8 @@ fn layout_stats(inner: &DbInner) -> String {
         }
     }
     s.push('\n');
-    let st = &inner.stats;
-    let _ = writeln!(
-        s,
-        "Float-ups: {} (read {:.1} MB, written {:.1} MB, {} versions dropped); asked {}, skipped {}",
-        st.ticker(crate::Ticker::FloatUps),
-        st.ticker(crate::Ticker::FloatUpReadBytes) as f64 / MB,
-        st.ticker(crate::Ticker::FloatUpWriteBytes) as f64 / MB,
-        st.ticker(crate::Ticker::FloatUpKeysDropped),
-        status.float_ups_requested,
-        status.float_ups_skipped,
-    );
+    if let Some(lines) = inner.policy.summary(&inner.stats) {
+        let _ = writeln!(s, "{lines}");
+    }
     s
 }

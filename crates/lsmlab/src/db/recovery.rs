@@ -173,7 +173,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             compactions_running: 0,
             manual_running: false,
             manual_compaction_waiting: 0,
-            float_up_running: false,
+            running: Default::default(),
             bg_error: None,
             level_stats: vec![LevelStats::default(); num_levels],
         }),

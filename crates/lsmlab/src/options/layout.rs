@@ -14,8 +14,15 @@ pub enum Layout {
     Fslsm,
 }
 
-/// The names [`Options::apply_layout_preset`] accepts.
-pub const LAYOUT_PRESETS: [&str; 3] = ["leveldb", "wisckey", "fslsm"];
+/// The names [`Options::apply_layout_preset`] accepts: seed 003's three engines, and two
+/// ablations of `fslsm` (stretch off; float-up off).
+pub const LAYOUT_PRESETS: [&str; 5] = [
+    "leveldb",
+    "wisckey",
+    "fslsm",
+    "fslsm-nostretch",
+    "fslsm-nofloat",
+];
 
 /// Which tables a level at or over its limit compacts into the next level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,6 +64,8 @@ pub enum FloatTarget {
     /// Level 0 only when the paper's cost model, with its algebra corrected (docs/fslsm.md),
     /// says that moving pays: `3·f·i > T_W/T_R + 1 + Σ overlapping tables of levels 0..i−1`.
     CostModel,
+    /// Nowhere: no float-up is asked for (the `fslsm-nofloat` ablation; stretch stays).
+    Off,
 }
 
 /// Parameters of the FSLSM-Tree (docs/fslsm.md); defaults are the paper's. Used when
@@ -111,15 +120,16 @@ impl Default for FslsmOptions {
 }
 
 impl FloatTarget {
-    /// Parses `level0` or `cost`.
+    /// Parses `level0`, `cost` or `off`.
     pub fn parse(s: &str) -> Result<FloatTarget> {
         match s {
             "level0" | "0" => Ok(FloatTarget::Level0),
             "cost" | "cost_model" => Ok(FloatTarget::CostModel),
+            "off" | "none" => Ok(FloatTarget::Off),
             other => Err(invalid(
                 "fslsm_float_target",
                 format!("{other:?}"),
-                "allowed: level0, cost",
+                "allowed: level0, cost, off",
             )),
         }
     }
@@ -193,12 +203,22 @@ impl FslsmOptions {
 impl Options {
     /// Sets the layout and key-value separation of one of seed 003's engines:
     /// `leveldb` (leveled, values in the tables), `wisckey` (leveled, every value in blob files),
-    /// `fslsm` (every value in blob files, float-up and stretch). Other options are unchanged.
+    /// `fslsm` (every value in blob files, float-up and stretch); or of an ablation of `fslsm`:
+    /// `fslsm-nostretch` (stretch increments all 0) and `fslsm-nofloat` (float target
+    /// [`FloatTarget::Off`]). Other options are unchanged.
     pub fn apply_layout_preset(&mut self, name: &str) -> Result<()> {
         let (layout, blobs) = match name {
             "leveldb" => (Layout::Leveled, false),
             "wisckey" => (Layout::Leveled, true),
             "fslsm" => (Layout::Fslsm, true),
+            "fslsm-nostretch" => {
+                self.fslsm.stretch_increments = vec![0; self.num_levels.max(1)];
+                (Layout::Fslsm, true)
+            }
+            "fslsm-nofloat" => {
+                self.fslsm.float_target = FloatTarget::Off;
+                (Layout::Fslsm, true)
+            }
             other => {
                 return Err(invalid(
                     "layout",
@@ -220,6 +240,12 @@ impl Options {
         match (self.layout, self.enable_blob_files, self.min_blob_size) {
             (Layout::Leveled, false, _) => Some("leveldb"),
             (Layout::Leveled, true, 0) => Some("wisckey"),
+            (Layout::Fslsm, true, 0) if self.fslsm.float_target == FloatTarget::Off => {
+                Some("fslsm-nofloat")
+            }
+            (Layout::Fslsm, true, 0) if self.fslsm.stretch_increments.iter().all(|&i| i == 0) => {
+                Some("fslsm-nostretch")
+            }
             (Layout::Fslsm, true, 0) => Some("fslsm"),
             _ => None,
         }

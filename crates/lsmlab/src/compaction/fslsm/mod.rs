@@ -10,21 +10,33 @@
 //! - Stretch: level i's limit is `base[i] + ⌊η · (L − i) · inc[i]⌋` (units in
 //!   [`FslsmOptions::stretch_increments`]).
 //!
-//! The policy only asks; the engine runs the float-up ([`super::run_float_up`]) in the
-//! background and never lets it change an answer.
+//! The policy owns the float-up end to end through the layout seam's job hooks: it picks it,
+//! says when it may start beside the running jobs (`may_start`: the exclusion the safety
+//! argument of `float_up.rs` needs), runs it (`run_job`, [`float_up::run_float_up`]), places its
+//! result (`apply_result`: level-0 tables and those left in the floated table's level) and
+//! counts it (`record_job`). The engine schedules and installs it like any compaction, in the
+//! background, and a float-up never changes an answer.
 
+mod float_up;
 mod read_ratio;
 
 use super::frequency::Frequency;
 use super::{
-    leveled, CompactionKind, CompactionSpec, LayoutPolicy, LayoutStatus, Level0Triggers,
-    LevelInputs, LeveledPolicy,
+    add_outputs, leveled, CompactionKind, CompactionOutcome, CompactionParams, CompactionSpec,
+    LayoutPolicy, LayoutStatus, Level0Triggers, LevelInputs, LeveledPolicy, RunningJobs,
 };
+use crate::error::Result;
 use crate::options::{CompactionVictims, FloatTarget, FslsmOptions, Options};
-use crate::version::{HitLocation, Version};
+use crate::stats::{HistogramKind, Statistics, Ticker};
+use crate::version::{HitLocation, Version, VersionEdit};
 use parking_lot::Mutex;
 use read_ratio::ReadRatio;
+use std::collections::HashSet;
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The kind of FSLSM's own job.
+pub const FLOAT_UP: CompactionKind = CompactionKind::Policy("float-up");
 
 /// Float-ups waiting for a compaction thread; more are not queued (the hottest tables ask
 /// again on their next hit).
@@ -40,6 +52,9 @@ pub struct FslsmPolicy {
     pending: Mutex<Vec<(usize, u64)>>,
     requested: AtomicU64,
     skipped: AtomicU64,
+    /// Level-0 tables written by float-ups; a table leaves the set when a job takes it out of
+    /// level 0 (it never returns there).
+    floated: Mutex<HashSet<u64>>,
 }
 
 impl FslsmPolicy {
@@ -53,6 +68,7 @@ impl FslsmPolicy {
             pending: Mutex::new(Vec::new()),
             requested: AtomicU64::new(0),
             skipped: AtomicU64::new(0),
+            floated: Mutex::new(HashSet::new()),
         }
     }
 
@@ -126,7 +142,7 @@ impl FslsmPolicy {
             // Left pending until the float-up is installed (the table leaves `level`), so a
             // spec the engine cannot start now is offered again.
             return Some(CompactionSpec {
-                kind: CompactionKind::FloatUp,
+                kind: FLOAT_UP,
                 inputs,
                 output_level: 0,
                 trivial_move: false,
@@ -201,7 +217,7 @@ impl LayoutPolicy for FslsmPolicy {
         let eta = self.ratio.ratio();
         let mut freq = self.freq.lock();
         freq.event(hit.file);
-        if hit.level == 0 || eta <= 0.0 {
+        if hit.level == 0 || eta <= 0.0 || self.opts.float_target == FloatTarget::Off {
             return false;
         }
         let f = freq.of(hit.file);
@@ -255,5 +271,103 @@ impl LayoutPolicy for FslsmPolicy {
             float_ups_requested: self.requested.load(Ordering::Relaxed),
             float_ups_skipped: self.skipped.load(Ordering::Relaxed),
         }
+    }
+
+    /// The exclusion of the safety argument (`float_up.rs`, docs/fslsm.md): the levels a
+    /// float-up crosses gain newer versions only from level 0, so no float-up starts while a
+    /// job touches level 0 or another float-up runs, and no job touching level 0 starts while a
+    /// float-up runs. A level-0 table marked `being_compacted` (also by a manual compaction)
+    /// counts as a job touching level 0.
+    fn may_start(&self, spec: &CompactionSpec, v: &Version, running: &RunningJobs) -> bool {
+        let float_up_running = running.any_of(FLOAT_UP);
+        if spec.kind == FLOAT_UP {
+            let level0_busy = running.iter().any(|j| j.touches_level0)
+                || v.levels[0]
+                    .iter()
+                    .any(|f| f.being_compacted.load(Ordering::Relaxed));
+            return !float_up_running && !level0_busy;
+        }
+        !(float_up_running && spec.touches_level0())
+    }
+
+    fn run_job(&self, p: &mut CompactionParams<'_>) -> Option<Result<CompactionOutcome>> {
+        (p.spec.kind == FLOAT_UP).then(|| float_up::run_float_up(p))
+    }
+
+    fn apply_result(
+        &self,
+        spec: &CompactionSpec,
+        outcome: &CompactionOutcome,
+        edit: &mut VersionEdit,
+    ) {
+        add_outputs(spec, outcome, edit);
+        // Every job's level-0 inputs leave level 0: forgotten here, so that the set holds at
+        // most the level-0 tables (and the outputs of an install that failed).
+        {
+            let mut floated = self.floated.lock();
+            for (level, f) in spec.inputs_with_level() {
+                if level == 0 {
+                    floated.remove(&f.number);
+                }
+            }
+        }
+        if spec.kind != FLOAT_UP {
+            return;
+        }
+        // Versions a snapshot still needs stay in the floated table's level (its last input;
+        // the level-0 tables it merged with come first).
+        let stay_level = spec.inputs.last().map_or(spec.output_level, |i| i.level);
+        for f in &outcome.stayed {
+            edit.added.push((stay_level, f.clone()));
+        }
+        self.floated
+            .lock()
+            .extend(outcome.outputs.iter().map(|f| f.number));
+    }
+
+    fn record_job(
+        &self,
+        spec: &CompactionSpec,
+        outcome: &CompactionOutcome,
+        micros: u64,
+        s: &Statistics,
+    ) -> bool {
+        if spec.kind != FLOAT_UP {
+            return false;
+        }
+        s.add(Ticker::FloatUps, 1);
+        s.add(Ticker::FloatUpReadBytes, outcome.bytes_read);
+        s.add(Ticker::FloatUpWriteBytes, outcome.bytes_written);
+        s.add(Ticker::FloatUpKeysDropped, outcome.entries_dropped);
+        s.record(HistogramKind::FloatUpTime, micros);
+        true
+    }
+
+    fn summary(&self, st: &Statistics) -> Option<String> {
+        const MB: f64 = 1_048_576.0;
+        let status = self.status();
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            "Float-ups: {} (read {:.1} MB, written {:.1} MB, {} versions dropped); asked {}, skipped {}",
+            st.ticker(Ticker::FloatUps),
+            st.ticker(Ticker::FloatUpReadBytes) as f64 / MB,
+            st.ticker(Ticker::FloatUpWriteBytes) as f64 / MB,
+            st.ticker(Ticker::FloatUpKeysDropped),
+            status.float_ups_requested,
+            status.float_ups_skipped,
+        );
+        Some(s)
+    }
+
+    fn level0_from_jobs(&self, v: &Version) -> Option<usize> {
+        // Counted, not pruned: `v` may be older than a float-up being installed now.
+        let floated = self.floated.lock();
+        Some(
+            v.levels[0]
+                .iter()
+                .filter(|f| floated.contains(&f.number))
+                .count(),
+        )
     }
 }

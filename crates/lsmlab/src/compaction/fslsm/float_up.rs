@@ -16,55 +16,26 @@
 //!   `target_file_size_base`. Level 0 is read as one level (the newest hit of all its tables
 //!   wins), so how its entries are split into tables changes no answer.
 //!
-//! The engine keeps the crossed levels from gaining newer versions during the run: no
-//! compaction out of (or into) level 0 starts while a float-up runs, a compaction into level i
-//! that meets t cannot pick it (it is marked `being_compacted`), and flushes only add tables of
-//! newer versions, which are not inputs. docs/fslsm.md has the whole argument.
+//! The crossed levels gain no newer version during the run: the policy's `may_start` lets no
+//! job touching level 0 start while a float-up runs (nor a float-up while one runs), a
+//! compaction into level i that meets t cannot pick it (the engine marks every input
+//! `being_compacted` until the result is installed), and flushes only add tables of newer
+//! versions, which are not inputs. docs/fslsm.md has the whole argument.
 
-use super::blobs::CompactionBlobs;
-use super::job::{finish_output, Output};
-use super::shadow::Shadowing;
-use super::{CompactionOutcome, CompactionSpec};
-use crate::blob::BlobCache;
-use crate::env::{Env, IoCategory};
+use crate::compaction::blobs::CompactionBlobs;
+use crate::compaction::job::{finish_output, Output};
+use crate::compaction::shadow::Shadowing;
+use crate::compaction::{CompactionOutcome, CompactionParams, CompactionSpec};
+use crate::env::IoCategory;
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::{
     append_internal_key, compare_internal, parse_internal_key, ParsedKey, SequenceNumber,
     ValueKind, MAX_SEQUENCE,
 };
-use crate::options::Options;
 use crate::sst::BlockFetch;
-use crate::stats::Statistics;
-use crate::table_cache::TableCache;
-use crate::version::{FileMeta, NewFile, Version};
-use std::path::Path;
+use crate::version::{FileMeta, NewFile};
 use std::sync::Arc;
-
-/// What a float-up needs besides its spec.
-pub struct FloatUpParams<'a> {
-    /// The level-0 tables overlapping the floated table (`inputs` of level 0, possibly none),
-    /// then the one table of a level ≥ 1 to float (the last input); `output_level` 0.
-    pub spec: &'a CompactionSpec,
-    /// The version the table was picked from (the crossed levels are read from it).
-    pub version: &'a Version,
-    /// Open tables.
-    pub tables: &'a Arc<TableCache>,
-    /// Open blob files.
-    pub blobs: &'a BlobCache,
-    /// File system and I/O accounting (category `FloatUp`).
-    pub env: &'a Env,
-    /// Database directory.
-    pub dir: &'a Path,
-    /// Database options.
-    pub opts: &'a Options,
-    /// Versions newer than this may still be read by a snapshot and must be kept.
-    pub smallest_snapshot: SequenceNumber,
-    /// Hands out file numbers for outputs.
-    pub new_file_number: &'a mut dyn FnMut() -> u64,
-    /// Tickers.
-    pub stats: &'a Arc<Statistics>,
-}
 
 /// Where one entry of the floated table goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,7 +101,7 @@ impl Outputs {
     #[allow(clippy::too_many_arguments)]
     fn add(
         &mut self,
-        p: &mut FloatUpParams<'_>,
+        p: &mut CompactionParams<'_>,
         written: &mut u64,
         new_key: bool,
         parsed: &ParsedKey<'_>,
@@ -175,8 +146,12 @@ impl Outputs {
 }
 
 /// Merges the table of `p.spec` with the level-0 tables it overlaps into new level-0 tables
-/// (and, for versions only a snapshot can read, tables left in its level).
-pub fn run_float_up(p: &mut FloatUpParams<'_>) -> Result<CompactionOutcome> {
+/// (and, for versions only a snapshot can read, tables left in its level). `p.spec` holds the
+/// level-0 tables overlapping the floated table (inputs of level 0, possibly none), then the
+/// one table of a level ≥ 1 to float (the last input), into level 0; `p.version` is the
+/// version it was picked from (the crossed levels are read from it). Reads and writes count
+/// under the float-up's own I/O category, whatever `p.category` says.
+pub fn run_float_up(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome> {
     let (level, table, level0) = float_inputs(p.spec)?;
     let cat = IoCategory::FloatUp;
     let (lo, hi) = (table.smallest_user(), table.largest_user());
