@@ -23,12 +23,14 @@ pub enum Kind {
 
 impl Kind {
     /// The command line, and for lsmlab the engine `--engine=` selects: `lsmlab-rocksdb` and
-    /// `lsmlab-leveldb` are lsmlab's driver on the RocksDB and LevelDB libraries.
+    /// `lsmlab-leveldb` are lsmlab's driver on the RocksDB and LevelDB libraries, `fjall` (or
+    /// `lsmlab-fjall`) on the fjall crate, which has no db_bench of its own.
     fn parse(s: &str) -> Option<(Kind, EngineKind)> {
         match s {
             "lsmlab" => Some((Kind::Lsmlab, EngineKind::Lsmlab)),
             "lsmlab-rocksdb" => Some((Kind::Lsmlab, EngineKind::RocksDb)),
             "lsmlab-leveldb" => Some((Kind::Lsmlab, EngineKind::LevelDb)),
+            "fjall" | "lsmlab-fjall" => Some((Kind::Lsmlab, EngineKind::Fjall)),
             "rocksdb" | "db_bench" => Some((Kind::RocksDb, EngineKind::RocksDb)),
             "leveldb" => Some((Kind::LevelDb, EngineKind::LevelDb)),
             _ => None,
@@ -114,12 +116,14 @@ impl Engine {
     ) -> CliResult<Engine> {
         let spec = plan.engine.get(name).cloned().unwrap_or_default();
         let kind_name = spec.kind.clone().unwrap_or_else(|| name.to_string());
-        const KINDS: [&str; 5] = [
+        const KINDS: [&str; 7] = [
             "lsmlab",
             "lsmlab-rocksdb",
             "lsmlab-leveldb",
+            "lsmlab-fjall",
             "rocksdb",
             "leveldb",
+            "fjall",
         ];
         let (kind, driver) = Kind::parse(&kind_name).ok_or_else(|| {
             // A name with no [engine.X] is most likely a misspelt engine, not a new one.
