@@ -273,6 +273,28 @@ pub fn destroy(kind: EngineKind, settings: &EngineSettings) -> CliResult<()> {
     }
 }
 
+/// True if a database of `kind` is at `path`: lsmlab, RocksDB and LevelDB write `CURRENT`,
+/// fjall its `version` file. Checked before opening, since an engine may make the directory
+/// (and its lock) before it refuses.
+pub fn database_exists(kind: EngineKind, path: &str) -> bool {
+    let marker = match kind {
+        EngineKind::Fjall => "version",
+        _ => "CURRENT",
+    };
+    Path::new(path).join(marker).exists()
+}
+
+/// The error of `what` (`--use_existing_db`, `ycsb run`) finding no database of `kind` at
+/// `path`; `load` says how to make one.
+pub fn no_database(kind: EngineKind, what: &str, path: &str, load: &str) -> CliError {
+    match kind {
+        EngineKind::Fjall => CliError::new(format!(
+            "{what}: no fjall database at {path} (no version file); {load}"
+        )),
+        _ => crate::inspect::no_database(what, path, load),
+    }
+}
+
 #[allow(dead_code)]
 fn not_built(kind: EngineKind) -> CliError {
     CliError::new(format!(

@@ -569,6 +569,46 @@ mod tests {
     }
 
     #[test]
+    fn fjall_is_lsmlab_driven_and_needs_the_feature() {
+        let p =
+            plan("title = \"t\"\noptional_engines = [\"fjall\"]\n[[steps]]\nbench = \"fillseq\"\n");
+        let r = Engine::resolve(&p, "fjall", Path::new("lsmlab"), Path::new("."));
+        if cfg!(feature = "fjall") {
+            let e = r.unwrap();
+            assert_eq!((e.kind, e.driver), (Kind::Lsmlab, EngineKind::Fjall));
+            assert_eq!(e.binary, "lsmlab");
+            let cells = expand(&p);
+            let (flags, props) = step_settings(&p, &p.steps[0], &cells[0]);
+            let args = e
+                .step_args(
+                    &p.steps[0],
+                    0,
+                    &flags,
+                    &props,
+                    Path::new("/d"),
+                    Path::new("/j"),
+                )
+                .unwrap();
+            assert!(args.contains(&"--engine=fjall".to_string()), "{args:?}");
+            let p = plan(
+                "title = \"t\"\n[matrix]\ndisable_wal = [true]\n[[steps]]\nbench = \"fillseq\"\n",
+            );
+            let err = e.check(&p, &expand(&p)).unwrap_err();
+            assert!(
+                err.0
+                    .starts_with("engine fjall: --disable_wal: fjall always writes its journal"),
+                "{err}"
+            );
+        } else {
+            let err = r.unwrap_err();
+            assert!(
+                err.0.starts_with("engine fjall: --engine: invalid value \"fjall\": this lsmlab was built without the fjall engine"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
     fn a_misspelt_engine_gets_the_nearest_name() {
         let p = plan("title = \"t\"\nengines = [\"rockdb\"]\n[[steps]]\nbench = \"fillseq\"\n");
         let e = Engine::resolve(&p, "rockdb", Path::new("lsmlab"), Path::new(".")).unwrap_err();

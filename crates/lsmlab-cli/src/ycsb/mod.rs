@@ -268,8 +268,9 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
     };
     // As YCSB against a real store: run needs the database that load made. Checked before
     // opening: the engine makes the directory and its LOCK before it refuses.
-    if args.phase == Phase::Run && !Path::new(&args.db).join("CURRENT").exists() {
-        return Err(crate::inspect::no_database(
+    if args.phase == Phase::Run && !engine::database_exists(args.engine, &args.db) {
+        return Err(engine::no_database(
+            args.engine,
             "ycsb run",
             &args.db,
             "run `lsmlab ycsb load` first",
