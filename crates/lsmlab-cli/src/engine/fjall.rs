@@ -31,7 +31,7 @@ const KEYSPACE: &str = "lsmlab";
 /// from any other directory.
 const VERSION_MARKER: &str = "version";
 
-/// `fjall 3.1.13 (the fjall crate from crates.io, built in)`.
+/// `fjall 3.1.13 (the fjall crate from crates.io, pure Rust, built in)`.
 pub fn describe() -> String {
     format!(
         "fjall {} (the fjall crate from crates.io, pure Rust, built in)",
@@ -73,7 +73,8 @@ fn compression_of(c: Compression) -> CompressionType {
     }
 }
 
-/// The keyspace's options from the settings.
+/// The keyspace's options from the settings. fjall stores them when it creates the keyspace and
+/// a reopened database recovers them, so they apply to a new database only.
 fn keyspace_options(s: &EngineSettings) -> KeyspaceCreateOptions {
     let data = compression_of(s.compression_type);
     // Levels above `min_level_to_compress` are written as they are; fjall's policy is one
