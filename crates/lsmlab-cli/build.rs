@@ -1,6 +1,7 @@
-//! Records, for the report header, which RocksDB and LevelDB the optional engines are built
-//! against: RocksDB's version from its `version.h` (its C API has no version call), and the
-//! Debian package of each library when dpkg knows it. Linking itself is `#[link]` in the FFI
+//! Records, for the report header, which RocksDB, LevelDB and fjall the optional engines are
+//! built against: RocksDB's version from its `version.h` (its C API has no version call), the
+//! Debian package of each library when dpkg knows it, and the fjall crate's version from the
+//! workspace's `Cargo.lock` (fjall exports none). Linking itself is `#[link]` in the FFI
 //! modules (`src/engine/*_ffi.rs`); a library outside the default search path takes
 //! `RUSTFLAGS="-L DIR"` and its headers' directory in `ROCKSDB_INCLUDE_DIR`.
 //!
@@ -49,6 +50,26 @@ fn git(args: &[&str]) -> Option<String> {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
 
+/// The version of the fjall crate `Cargo.lock` resolved (`3.1.13`), or `?`.
+fn fjall_version() -> String {
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let lock = std::path::Path::new(&manifest).join("../../Cargo.lock");
+    println!("cargo:rerun-if-changed={}", lock.display());
+    let text = std::fs::read_to_string(&lock).unwrap_or_default();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == "name = \"fjall\"" {
+            if let Some(v) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = "))
+            {
+                return v.trim_matches('"').to_string();
+            }
+        }
+    }
+    "?".into()
+}
+
 /// The commit being built, and the files whose change means another commit.
 fn git_commit() {
     let Some(commit) = git(&["rev-parse", "HEAD"]) else {
@@ -93,5 +114,8 @@ fn main() {
             "cargo:rustc-env=LSMLAB_LEVELDB_PACKAGE={}",
             package_version("libleveldb-dev")
         );
+    }
+    if std::env::var_os("CARGO_FEATURE_FJALL").is_some() {
+        println!("cargo:rustc-env=LSMLAB_FJALL_VERSION={}", fjall_version());
     }
 }

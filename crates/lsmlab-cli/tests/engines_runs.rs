@@ -1,5 +1,5 @@
-//! The driver's tests on every engine built in: lsmlab always, RocksDB and LevelDB with the
-//! cargo features `rocksdb` and `leveldb`. Each engine runs every benchmark kind on a small
+//! The driver's tests on every engine built in: lsmlab always, RocksDB, LevelDB and fjall with
+//! the cargo features `rocksdb`, `leveldb` and `fjall`. Each engine runs every benchmark kind on a small
 //! database with counts that add up, YCSB load then run finds every loaded key, a key written
 //! by one run is read by the next (`--use_existing_db`), and flags an engine cannot honour are
 //! refused by name.
@@ -85,7 +85,8 @@ fn deletes_remove_the_drawn_keys(engine: &str) {
 
 fn writers_and_mixed_benchmarks_add_up(engine: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let wait = if engine == "leveldb" {
+    // LevelDB and fjall cannot wait for their compactions (support.rs).
+    let wait = if engine == "leveldb" || engine == "fjall" {
         ""
     } else {
         "waitforcompaction,"
@@ -244,6 +245,8 @@ engine_tests!(lsmlab, "lsmlab");
 engine_tests!(rocksdb, "rocksdb");
 #[cfg(feature = "leveldb")]
 engine_tests!(leveldb, "leveldb");
+#[cfg(feature = "fjall")]
+engine_tests!(fjall, "fjall");
 
 fn refusal(args: &[&str]) -> String {
     let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
@@ -369,12 +372,146 @@ fn an_engine_not_built_in_is_refused_with_the_feature_to_build() {
     assert!(e.contains("--features rocksdb"), "{e}");
 }
 
+#[cfg(not(feature = "fjall"))]
+#[test]
+fn fjall_not_built_in_is_refused_with_the_feature_to_build() {
+    let e = refusal(&["--engine=fjall"]);
+    assert!(
+        e.starts_with(
+            "--engine: invalid value \"fjall\": this lsmlab was built without the fjall engine"
+        ) && e.contains("--features fjall"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'));
+}
+
+#[cfg(feature = "fjall")]
+#[test]
+fn fjall_finds_what_fillrandom_drew() {
+    let dir = tempfile::tempdir().unwrap();
+    let num = 500u64;
+    let (recs, out) = bench(
+        "fjall",
+        &dir.path().join("db"),
+        &[
+            "--benchmarks=fillrandom,readrandom,readseq,seekrandom",
+            "--num=500",
+            "--seed=7",
+            "--write_buffer_size=65536",
+        ],
+    );
+    // The n-th benchmark's thread is seeded --seed + 1000 + n; keys are draws modulo --num.
+    let draws = |n: u64| {
+        let mut r = Random64::new(7 + 1000 + n);
+        (0..num).map(move |_| r.next_u64() % num)
+    };
+    let written: HashSet<u64> = draws(1).collect();
+    assert_eq!(rec(&recs, "fillrandom").ops, num);
+    let r = rec(&recs, "readrandom");
+    let hits = draws(2).filter(|k| written.contains(k)).count() as u64;
+    assert_eq!((r.reads, r.found), (num, hits), "{out}");
+    assert_eq!(rec(&recs, "readseq").ops, written.len() as u64);
+    // As db_bench, a seek is found when it lands on its target.
+    let s = rec(&recs, "seekrandom");
+    let hits = draws(4).filter(|k| written.contains(k)).count() as u64;
+    assert_eq!((s.reads, s.found), (num, hits), "{out}");
+    assert!(out.contains("Engine:     fjall 3."), "{out}");
+    assert!(out.contains("-- lsmlab: readseq (fjall) --"), "{out}");
+}
+
+#[cfg(feature = "fjall")]
+#[test]
+fn fjall_runs_ycsb_workload_a() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let r = ycsb("fjall", "load", &db, &["workloada", "recordcount=400"]);
+    assert_eq!(r.measurements.returns(Op::Insert, "OK"), 400);
+    let r = ycsb(
+        "fjall",
+        "run",
+        &db,
+        &["workloada", "recordcount=400", "operationcount=800"],
+    );
+    assert_eq!(r.operations, 800);
+    let (reads, updates) = (
+        r.measurements.count(Op::Read),
+        r.measurements.count(Op::Update),
+    );
+    assert_eq!(reads + updates, 800);
+    assert!(reads > 0 && updates > 0, "{reads} reads, {updates} updates");
+    assert_eq!(r.measurements.returns(Op::Read, "OK"), reads);
+    assert_eq!(r.measurements.returns(Op::Update, "OK"), updates);
+}
+
+#[cfg(feature = "fjall")]
+#[test]
+fn fjall_takes_what_it_has_and_refuses_the_rest_by_name() {
+    for (flag, starts) in [
+        (
+            "--compression_type=zstd",
+            "--compression_type: fjall has no zstd",
+        ),
+        (
+            "--use_ribbon_filter=true",
+            "--use_ribbon_filter: fjall has Bloom",
+        ),
+        (
+            "--disable_wal=true",
+            "--disable_wal: fjall always writes its journal",
+        ),
+        ("--num_levels=5", "--num_levels: fjall has 7 levels"),
+        (
+            "--benchmarks=fillseq,waitforcompaction",
+            "--benchmarks: waitforcompaction: fjall has no way",
+        ),
+        ("--layout=wisckey", "--layout: "),
+    ] {
+        let e = refusal(&["--engine=fjall", flag]);
+        assert!(
+            e.starts_with(starts) && e.contains("the fjall engine cannot honour it"),
+            "{flag}: {e}"
+        );
+        assert!(!e.contains('\n'));
+    }
+    assert_eq!(
+        refusal(&[
+            "--engine=fjall",
+            "--num_levels=7",
+            "--bloom_bits=10",
+            "--compression_type=lz4",
+            "--cache_size=1048576",
+        ]),
+        ""
+    );
+    // The values reach fjall: blob files with lz4 tables and Bloom filters, read back.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let (recs, out) = bench(
+        "fjall",
+        &db,
+        &[
+            "--benchmarks=fillseq,flush,readrandom,stats",
+            "--num=300",
+            "--seed=1",
+            "--value_size=1000",
+            "--enable_blob_files",
+            "--min_blob_size=500",
+            "--bloom_bits=10",
+            "--compression_type=lz4",
+            "--statistics",
+        ],
+    );
+    assert_eq!(rec(&recs, "readrandom").found, 300);
+    assert!(out.contains("fjall.blob.files COUNT : "), "{out}");
+    assert!(!out.contains("fjall.blob.files COUNT : 0\n"), "{out}");
+}
+
 #[test]
 fn an_unknown_engine_is_refused_naming_the_choices() {
     let e = refusal(&["--engine=wiredtiger"]);
     assert_eq!(
         e,
-        "--engine: invalid value \"wiredtiger\": allowed lsmlab, rocksdb, leveldb"
+        "--engine: invalid value \"wiredtiger\": allowed lsmlab, rocksdb, leveldb, fjall"
     );
     let e = refusal(&["--engine="]);
     assert!(e.starts_with("--engine: invalid value \"\""), "{e}");

@@ -73,8 +73,9 @@ impl Session<'_> {
     fn open(&mut self) -> CliResult<()> {
         // As db_bench: --use_existing_db reads a database that must already be there.
         // Checked here: an engine may make the directory and its LOCK before it refuses.
-        if self.flags.use_existing_db && !Path::new(&self.path).join("CURRENT").exists() {
-            return Err(crate::inspect::no_database(
+        if self.flags.use_existing_db && !engine::database_exists(self.kind, &self.path) {
+            return Err(engine::no_database(
+                self.kind,
                 "--use_existing_db",
                 &self.path,
                 "load one first (a fill benchmark with --use_existing_db=0)",

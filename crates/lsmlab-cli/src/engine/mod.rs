@@ -1,15 +1,16 @@
 //! The driver's engine interface: what `lsmlab bench` and `lsmlab ycsb` ask of a key-value
 //! store, so that the same workload — the same keys in the same order, the same clocks — runs on
-//! lsmlab, on RocksDB and on LevelDB.
+//! lsmlab, on RocksDB, on LevelDB and on fjall.
 //!
 //! `--engine=lsmlab` (the default) runs the engine of this workspace in process;
 //! `--engine=rocksdb` and `--engine=leveldb` run the real libraries through their C APIs
 //! (cargo features `rocksdb` and `leveldb`; see docs/engines.md). The FFI of each library is
-//! in one module with safe wrappers; nothing else here is `unsafe`.
+//! in one module with safe wrappers; nothing else here is `unsafe`. `--engine=fjall` runs the
+//! fjall crate in process (cargo feature `fjall`).
 //!
 //! The drivers fill one engine-neutral [`EngineSettings`] (db_bench's names, typed values) and
 //! every adapter maps it onto its engine's options — lsmlab's in `lsmlab.rs`, RocksDB's in
-//! `rocksdb.rs`, LevelDB's in `leveldb.rs` — side by side behind [`Store`]. A setting the
+//! `rocksdb.rs`, LevelDB's in `leveldb.rs`, fjall's in `fjall.rs` — side by side behind [`Store`]. A setting the
 //! command line gave that an engine cannot honour is refused by name before anything runs
 //! ([`check_flags`], with the tables of `support.rs`).
 //!
@@ -21,6 +22,8 @@ pub mod lsmlab;
 pub mod settings;
 pub mod support;
 
+#[cfg(feature = "fjall")]
+pub mod fjall;
 #[cfg(feature = "leveldb")]
 pub mod leveldb;
 #[cfg(feature = "leveldb")]
@@ -46,22 +49,25 @@ pub enum EngineKind {
     RocksDb,
     /// LevelDB through `leveldb/c.h` (feature `leveldb`).
     LevelDb,
+    /// The fjall crate, in process (feature `fjall`).
+    Fjall,
 }
 
 /// Every engine's name, as `--engine` takes it.
-pub const ENGINE_NAMES: &[&str] = &["lsmlab", "rocksdb", "leveldb"];
+pub const ENGINE_NAMES: &[&str] = &["lsmlab", "rocksdb", "leveldb", "fjall"];
 
 impl EngineKind {
-    /// The engine named `name` (`lsmlab`, `rocksdb`, `leveldb`); the error names `flag`, what is
+    /// The engine named `name` (`lsmlab`, `rocksdb`, `leveldb`, `fjall`); the error names `flag`, what is
     /// allowed, and says so when this program was built without the engine.
     pub fn parse(flag: &str, name: &str) -> CliResult<EngineKind> {
         let kind = match name {
             "lsmlab" => EngineKind::Lsmlab,
             "rocksdb" => EngineKind::RocksDb,
             "leveldb" => EngineKind::LevelDb,
+            "fjall" => EngineKind::Fjall,
             other => {
                 return Err(CliError::new(format!(
-                    "{flag}: invalid value {other:?}: allowed lsmlab, rocksdb, leveldb"
+                    "{flag}: invalid value {other:?}: allowed lsmlab, rocksdb, leveldb, fjall"
                 )))
             }
         };
@@ -79,6 +85,7 @@ impl EngineKind {
             EngineKind::Lsmlab => "lsmlab",
             EngineKind::RocksDb => "rocksdb",
             EngineKind::LevelDb => "leveldb",
+            EngineKind::Fjall => "fjall",
         }
     }
 
@@ -88,6 +95,7 @@ impl EngineKind {
             EngineKind::Lsmlab => true,
             EngineKind::RocksDb => cfg!(feature = "rocksdb"),
             EngineKind::LevelDb => cfg!(feature = "leveldb"),
+            EngineKind::Fjall => cfg!(feature = "fjall"),
         }
     }
 
@@ -103,6 +111,8 @@ impl EngineKind {
             EngineKind::RocksDb => rocksdb::describe(),
             #[cfg(feature = "leveldb")]
             EngineKind::LevelDb => leveldb::describe(),
+            #[cfg(feature = "fjall")]
+            EngineKind::Fjall => fjall::describe(),
             #[allow(unreachable_patterns)]
             other => format!("{} (not built in)", other.name()),
         }
@@ -238,6 +248,11 @@ pub fn open(
             settings,
             create_if_missing,
         )?)),
+        #[cfg(feature = "fjall")]
+        EngineKind::Fjall => Ok(Box::new(fjall::FjallStore::open(
+            settings,
+            create_if_missing,
+        )?)),
         #[allow(unreachable_patterns)]
         other => Err(not_built(other)),
     }
@@ -251,8 +266,32 @@ pub fn destroy(kind: EngineKind, settings: &EngineSettings) -> CliResult<()> {
         EngineKind::RocksDb => rocksdb::destroy(&settings.path),
         #[cfg(feature = "leveldb")]
         EngineKind::LevelDb => leveldb::destroy(&settings.path),
+        #[cfg(feature = "fjall")]
+        EngineKind::Fjall => fjall::destroy(&settings.path),
         #[allow(unreachable_patterns)]
         other => Err(not_built(other)),
+    }
+}
+
+/// True if a database of `kind` is at `path`: lsmlab, RocksDB and LevelDB write `CURRENT`,
+/// fjall its `version` file. Checked before opening, since an engine may make the directory
+/// (and its lock) before it refuses.
+pub fn database_exists(kind: EngineKind, path: &str) -> bool {
+    let marker = match kind {
+        EngineKind::Fjall => "version",
+        _ => "CURRENT",
+    };
+    Path::new(path).join(marker).exists()
+}
+
+/// The error of `what` (`--use_existing_db`, `ycsb run`) finding no database of `kind` at
+/// `path`; `load` says how to make one.
+pub fn no_database(kind: EngineKind, what: &str, path: &str, load: &str) -> CliError {
+    match kind {
+        EngineKind::Fjall => CliError::new(format!(
+            "{what}: no fjall database at {path} (no version file); {load}"
+        )),
+        _ => crate::inspect::no_database(what, path, load),
     }
 }
 

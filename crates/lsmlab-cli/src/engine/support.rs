@@ -56,6 +56,7 @@ pub fn check(kind: EngineKind, s: &EngineSettings, explicit: &[String]) -> Resul
             EngineKind::Lsmlab => None,
             EngineKind::RocksDb => rocksdb_refuses(name),
             EngineKind::LevelDb => leveldb_refuses(name, s),
+            EngineKind::Fjall => fjall_refuses(name, s),
         };
         if let Some(why) = why {
             return Err((name.clone(), why));
@@ -64,11 +65,27 @@ pub fn check(kind: EngineKind, s: &EngineSettings, explicit: &[String]) -> Resul
     Ok(())
 }
 
+/// fjall's answer to `waitforcompaction`: it counts running compactions, not the ones it has
+/// yet to pick, so "none running" would not mean "none pending".
+pub const FJALL_CANNOT_WAIT: &str = "fjall has no way to wait for its background compactions";
+
+/// fjall's fixed number of levels.
+pub const FJALL_LEVELS: usize = 7;
+/// Level-0 runs from which fjall slows writes, and at which it stops them.
+pub const FJALL_L0_TRIGGERS: [usize; 2] = [20, 30];
+/// fjall stops writes at 4 sealed memtables: with the active one, 5.
+pub const FJALL_MEMTABLES: usize = 5;
+/// The block sizes fjall takes (it panics outside them).
+pub const FJALL_BLOCK_SIZES: std::ops::RangeInclusive<usize> = 1024..=1_048_576;
+
 /// Why `kind` cannot wait until its background work is done (`Store::wait_for_background_work`,
 /// db_bench's `waitforcompaction`), if it cannot.
 pub fn cannot_wait_for_background_work(kind: EngineKind) -> Option<&'static str> {
-    (kind == EngineKind::LevelDb)
-        .then_some("LevelDB has no way to wait for its background compactions")
+    match kind {
+        EngineKind::LevelDb => Some("LevelDB has no way to wait for its background compactions"),
+        EngineKind::Fjall => Some(FJALL_CANNOT_WAIT),
+        _ => None,
+    }
 }
 
 fn rocksdb_refuses(name: &str) -> Option<String> {
@@ -146,6 +163,99 @@ fn leveldb_refuses(name: &str, f: &EngineSettings) -> Option<String> {
         "bytes_per_sync" => fixed(f.bytes_per_sync == 0, "LevelDB has no incremental sync"),
         "wal_dir" => fixed(f.wal_dir.is_none(), "LevelDB keeps its log in the database directory"),
         "disable_wal" => fixed(!f.disable_wal, "LevelDB always writes its log"),
+        _ => None,
+    }
+}
+
+fn fjall_refuses(name: &str, f: &EngineSettings) -> Option<String> {
+    if LSMLAB_ONLY.contains(&name) {
+        return Some("an lsmlab layout option (seed 003's engines)".into());
+    }
+    let fixed = |ok: bool, what: &str| (!ok).then(|| what.to_string());
+    let byte = |v: usize| (1..=255).contains(&v);
+    match name {
+        "use_ribbon_filter" => fixed(!f.use_ribbon_filter, "fjall has Bloom filters only"),
+        "bloom_before_level" => Some("fjall has Bloom filters only".into()),
+        "compression_type" => fixed(
+            f.compression_type != Compression::Zstd,
+            "fjall has no zstd; allowed none, lz4",
+        ),
+        "blob_compression_type" => fixed(
+            f.blob_compression_type != Compression::Zstd,
+            "fjall has no zstd; allowed none, lz4",
+        ),
+        "blob_garbage_collection_force_threshold" => Some(
+            "fjall has no forced blob garbage collection (its staleness threshold only filters)"
+                .into(),
+        ),
+        "min_blob_size" => fixed(
+            u32::try_from(f.min_blob_size).is_ok(),
+            "fjall's separation threshold is at most 4294967295 bytes",
+        ),
+        "num_levels" => fixed(
+            f.num_levels == FJALL_LEVELS,
+            "fjall has 7 levels; allowed 7",
+        ),
+        "max_bytes_for_level_base" => {
+            let l1 = f
+                .target_file_size_base
+                .saturating_mul(f.level0_file_num_compaction_trigger as u64);
+            fixed(
+                f.max_bytes_for_level_base == l1,
+                &format!("fjall's level 1 holds target_file_size_base x level0_file_num_compaction_trigger bytes; allowed {l1}"),
+            )
+        }
+        "level0_file_num_compaction_trigger" => fixed(
+            byte(f.level0_file_num_compaction_trigger),
+            "fjall takes 1 to 255 level-0 tables",
+        ),
+        "level0_slowdown_writes_trigger" => fixed(
+            f.level0_slowdown_writes_trigger == FJALL_L0_TRIGGERS[0],
+            "fjall slows writes from 20 level-0 runs; allowed 20",
+        ),
+        "level0_stop_writes_trigger" => fixed(
+            f.level0_stop_writes_trigger == FJALL_L0_TRIGGERS[1],
+            "fjall stops writes at 30 level-0 runs; allowed 30",
+        ),
+        "max_write_buffer_number" => fixed(
+            f.max_write_buffer_number == FJALL_MEMTABLES,
+            "fjall stops writes at 4 sealed memtables besides the active one; allowed 5",
+        ),
+        "max_background_jobs" => fixed(
+            f.max_background_jobs >= 1,
+            "fjall needs at least 1 worker thread",
+        ),
+        "disable_auto_compactions" => fixed(
+            !f.disable_auto_compactions,
+            "fjall always compacts in the background",
+        ),
+        "level_compaction_dynamic_level_bytes" => fixed(
+            !f.level_compaction_dynamic_level_bytes,
+            "fjall sizes its levels from level 1 down",
+        ),
+        "delayed_write_rate" => Some("fjall slows writes by level-0 runs, not by a rate".into()),
+        "bytes_per_sync" => fixed(f.bytes_per_sync == 0, "fjall has no incremental sync"),
+        "wal_dir" => fixed(
+            f.wal_dir.is_none(),
+            "fjall keeps its journal in the database directory",
+        ),
+        "disable_wal" => fixed(!f.disable_wal, "fjall always writes its journal"),
+        "mmap_read" => fixed(
+            !f.mmap_read,
+            "fjall reads tables through file descriptors, not memory maps",
+        ),
+        "cache_size" => fixed(
+            f.cache_size > 0,
+            "fjall always has a block cache; allowed > 0",
+        ),
+        "block_size" => fixed(
+            FJALL_BLOCK_SIZES.contains(&f.block_size),
+            "fjall takes blocks of 1024 to 1048576 bytes",
+        ),
+        "block_restart_interval" => fixed(
+            byte(f.block_restart_interval),
+            "fjall takes a restart interval of 1 to 255",
+        ),
         _ => None,
     }
 }

@@ -244,8 +244,8 @@ flags! {
     shape: String = String::new();
     /// lsmlab: write every figure of the run to this JSON file.
     json: String = String::new();
-    /// lsmlab: the engine the benchmarks run on: lsmlab (this program's), rocksdb or leveldb
-    /// (the libraries, when built with the cargo features of the same names; docs/engines.md).
+    /// lsmlab: the engine the benchmarks run on: lsmlab (this program's), rocksdb, leveldb or
+    /// fjall (when built with the cargo features of the same names; docs/engines.md).
     engine: String = "lsmlab".to_string();
 }
 

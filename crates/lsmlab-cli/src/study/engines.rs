@@ -23,12 +23,14 @@ pub enum Kind {
 
 impl Kind {
     /// The command line, and for lsmlab the engine `--engine=` selects: `lsmlab-rocksdb` and
-    /// `lsmlab-leveldb` are lsmlab's driver on the RocksDB and LevelDB libraries.
+    /// `lsmlab-leveldb` are lsmlab's driver on the RocksDB and LevelDB libraries, `fjall` (or
+    /// `lsmlab-fjall`) on the fjall crate, which has no db_bench of its own.
     fn parse(s: &str) -> Option<(Kind, EngineKind)> {
         match s {
             "lsmlab" => Some((Kind::Lsmlab, EngineKind::Lsmlab)),
             "lsmlab-rocksdb" => Some((Kind::Lsmlab, EngineKind::RocksDb)),
             "lsmlab-leveldb" => Some((Kind::Lsmlab, EngineKind::LevelDb)),
+            "fjall" | "lsmlab-fjall" => Some((Kind::Lsmlab, EngineKind::Fjall)),
             "rocksdb" | "db_bench" => Some((Kind::RocksDb, EngineKind::RocksDb)),
             "leveldb" => Some((Kind::LevelDb, EngineKind::LevelDb)),
             _ => None,
@@ -114,12 +116,14 @@ impl Engine {
     ) -> CliResult<Engine> {
         let spec = plan.engine.get(name).cloned().unwrap_or_default();
         let kind_name = spec.kind.clone().unwrap_or_else(|| name.to_string());
-        const KINDS: [&str; 5] = [
+        const KINDS: [&str; 7] = [
             "lsmlab",
             "lsmlab-rocksdb",
             "lsmlab-leveldb",
+            "lsmlab-fjall",
             "rocksdb",
             "leveldb",
+            "fjall",
         ];
         let (kind, driver) = Kind::parse(&kind_name).ok_or_else(|| {
             // A name with no [engine.X] is most likely a misspelt engine, not a new one.
@@ -562,6 +566,46 @@ mod tests {
         let p = plan("title = \"t\"\nengines = [\"old\"]\n[engine.old]\nbinary = \"no-such-tool-here\"\nkind = \"leveldb\"\n[[steps]]\nbench = \"fillseq\"\n");
         let e = Engine::resolve(&p, "old", Path::new("lsmlab"), d.path()).unwrap_err();
         assert!(e.0.contains("no-such-tool-here is not on PATH"), "{e}");
+    }
+
+    #[test]
+    fn fjall_is_lsmlab_driven_and_needs_the_feature() {
+        let p =
+            plan("title = \"t\"\noptional_engines = [\"fjall\"]\n[[steps]]\nbench = \"fillseq\"\n");
+        let r = Engine::resolve(&p, "fjall", Path::new("lsmlab"), Path::new("."));
+        if cfg!(feature = "fjall") {
+            let e = r.unwrap();
+            assert_eq!((e.kind, e.driver), (Kind::Lsmlab, EngineKind::Fjall));
+            assert_eq!(e.binary, "lsmlab");
+            let cells = expand(&p);
+            let (flags, props) = step_settings(&p, &p.steps[0], &cells[0]);
+            let args = e
+                .step_args(
+                    &p.steps[0],
+                    0,
+                    &flags,
+                    &props,
+                    Path::new("/d"),
+                    Path::new("/j"),
+                )
+                .unwrap();
+            assert!(args.contains(&"--engine=fjall".to_string()), "{args:?}");
+            let p = plan(
+                "title = \"t\"\n[matrix]\ndisable_wal = [true]\n[[steps]]\nbench = \"fillseq\"\n",
+            );
+            let err = e.check(&p, &expand(&p)).unwrap_err();
+            assert!(
+                err.0
+                    .starts_with("engine fjall: --disable_wal: fjall always writes its journal"),
+                "{err}"
+            );
+        } else {
+            let err = r.unwrap_err();
+            assert!(
+                err.0.starts_with("engine fjall: --engine: invalid value \"fjall\": this lsmlab was built without the fjall engine"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

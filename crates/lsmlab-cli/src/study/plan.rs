@@ -19,7 +19,8 @@ pub struct Plan {
     /// The question the study answers; the report opens with it.
     #[serde(default)]
     pub question: String,
-    /// Engines every cell runs on, by name: `lsmlab`, `rocksdb`, `leveldb` or one of `[engine.X]`.
+    /// Engines every cell runs on, by name: `lsmlab`, `rocksdb`, `leveldb`, `fjall` or one of
+    /// `[engine.X]`.
     #[serde(default = "default_engines")]
     pub engines: Vec<String>,
     /// Engines that run when they can be found and are skipped, with a note, when not (e.g.
@@ -87,7 +88,8 @@ pub struct EngineSpec {
     #[serde(default)]
     pub binary: Option<String>,
     /// Which command line it speaks: `lsmlab`, `rocksdb` (db_bench) or `leveldb` (LevelDB's
-    /// db_bench). Default: the engine's name when it is one of those.
+    /// db_bench), or lsmlab's driver on another engine (`lsmlab-rocksdb`, `lsmlab-leveldb`,
+    /// `fjall` alias `lsmlab-fjall`). Default: the engine's name when it is one of those.
     #[serde(default)]
     pub kind: Option<String>,
 }

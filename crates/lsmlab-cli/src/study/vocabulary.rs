@@ -129,7 +129,8 @@ pub fn metrics(plan: &Plan) -> (Vec<String>, Vec<String>) {
             .get(e)
             .and_then(|s| s.kind.clone())
             .unwrap_or_else(|| e.clone());
-        kind.starts_with("lsmlab")
+        // fjall runs only through lsmlab's driver (`kind = "fjall"` is `lsmlab-fjall`).
+        kind.starts_with("lsmlab") || kind == "fjall"
     });
     let load_steps = plan.load.as_ref().map_or(0, |l| l.steps);
     let (mut runs, mut load) = (Vec::new(), Vec::new());

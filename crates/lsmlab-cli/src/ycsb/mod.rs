@@ -38,8 +38,8 @@ pub const USAGE: &str = "usage: lsmlab ycsb load|run -P FILE [-P FILE]... [-p ke
                any engine option by its lsmlab bench flag name, e.g.
                lsmlab.write_buffer_size=4194304, lsmlab.min_blob_size=0, lsmlab.fslsm_gamma=5
   --db=DIR     the database directory (load creates it; run uses it)
-  --engine=E   lsmlab (default), rocksdb or leveldb (when built with the cargo feature of
-               that name); load and run must name the same engine
+  --engine=E   lsmlab (default), rocksdb, leveldb or fjall (when built with the cargo
+               feature of that name); load and run must name the same engine
   --json=FILE  write every figure as JSON";
 
 /// Load or run.
@@ -268,8 +268,9 @@ pub fn execute(args: &YcsbArgs, out: &mut dyn Write) -> CliResult<PhaseResult> {
     };
     // As YCSB against a real store: run needs the database that load made. Checked before
     // opening: the engine makes the directory and its LOCK before it refuses.
-    if args.phase == Phase::Run && !Path::new(&args.db).join("CURRENT").exists() {
-        return Err(crate::inspect::no_database(
+    if args.phase == Phase::Run && !engine::database_exists(args.engine, &args.db) {
+        return Err(engine::no_database(
+            args.engine,
             "ycsb run",
             &args.db,
             "run `lsmlab ycsb load` first",
