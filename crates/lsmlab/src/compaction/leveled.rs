@@ -209,14 +209,17 @@ fn pick_level0_by_frequency(
 /// table a compaction: the next pick takes the next coldest while the level is still over, so
 /// that outputs never span a gap between two victims where an untouched table lies below.
 fn pick_level_by_frequency(v: &Version, level: usize, freq: &Frequency) -> Option<CompactionSpec> {
-    let (victim, below) = v.levels[level]
+    // The coldest table whose overlap below is free: candidates in order of (frequency,
+    // number), the overlap computed only until one passes rather than for every table.
+    let mut candidates: Vec<&Arc<FileMeta>> = v.levels[level]
         .iter()
         .filter(|f| !f.being_compacted.load(Ordering::Relaxed))
-        .filter_map(|f| {
-            let below = v.overlapping(level + 1, Some(f.smallest_user()), Some(f.largest_user()));
-            (!busy(&below)).then_some((f, below))
-        })
-        .min_by_key(|(f, _)| (freq.of(f.number), f.number))?;
+        .collect();
+    candidates.sort_by_key(|f| (freq.of(f.number), f.number));
+    let (victim, below) = candidates.into_iter().find_map(|f| {
+        let below = v.overlapping(level + 1, Some(f.smallest_user()), Some(f.largest_user()));
+        (!busy(&below)).then_some((f, below))
+    })?;
     if below.is_empty() {
         return Some(CompactionSpec {
             kind: CompactionKind::Size,

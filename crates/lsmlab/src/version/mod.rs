@@ -254,9 +254,22 @@ impl Version {
         lo: Option<&[u8]>,
         hi: Option<&[u8]>,
     ) -> Vec<Arc<FileMeta>> {
-        self.levels[level]
+        let files = &self.levels[level];
+        if level == 0 {
+            return files
+                .iter()
+                .filter(|f| f.overlaps(lo, hi))
+                .cloned()
+                .collect();
+        }
+        // Levels below 0 are sorted by key and do not overlap: the tables that meet the range
+        // are one run, found by binary search. A picker asks this once per candidate table,
+        // and a tree of the study's 8 KiB tables holds thousands per level, so a linear scan
+        // made each pick quadratic in the level's size.
+        let start = lo.map_or(0, |lo| files.partition_point(|f| f.largest_user() < lo));
+        files[start..]
             .iter()
-            .filter(|f| f.overlaps(lo, hi))
+            .take_while(|f| hi.is_none_or(|hi| f.smallest_user() <= hi))
             .cloned()
             .collect()
     }

@@ -153,3 +153,38 @@ fn level0_is_ordered_by_largest_sequence_whatever_the_table_numbers() {
     let order: Vec<u64> = v.levels[0].iter().map(|f| f.number).collect();
     assert_eq!(order, [20, 30, 10]);
 }
+
+/// Levels below 0 find the tables meeting a range by binary search; it must take exactly the
+/// tables a scan of the level would, for every range, bounded or not.
+#[test]
+fn overlapping_below_level0_equals_a_scan_of_the_level() {
+    let reaper = crate::test_tables::TestTables::new().reaper;
+    let mut edit = VersionEdit::default();
+    // Tables [k0, k0+2], [k0+4, k0+6], …: user keys of two digits, gaps between tables.
+    for i in 0..20u64 {
+        let (lo, hi) = (format!("{:02}", i * 4), format!("{:02}", i * 4 + 2));
+        let mut f = table(100 + i, (1, 1));
+        f.smallest = make_internal_key(lo.as_bytes(), 1, ValueKind::Value);
+        f.largest = make_internal_key(hi.as_bytes(), 1, ValueKind::Value);
+        edit.added.push((1, f));
+    }
+    let v = Version::empty(3).apply(&edit, &reaper);
+    let keys: Vec<String> = (0..84).map(|k| format!("{k:02}")).collect();
+    let mut bounds: Vec<Option<&[u8]>> = vec![None];
+    bounds.extend(keys.iter().map(|k| Some(k.as_bytes())));
+    for lo in &bounds {
+        for hi in &bounds {
+            let got: Vec<u64> = v
+                .overlapping(1, *lo, *hi)
+                .iter()
+                .map(|f| f.number)
+                .collect();
+            let want: Vec<u64> = v.levels[1]
+                .iter()
+                .filter(|f| f.overlaps(*lo, *hi))
+                .map(|f| f.number)
+                .collect();
+            assert_eq!(got, want, "range {lo:?}..{hi:?}");
+        }
+    }
+}
