@@ -301,7 +301,7 @@ where
             chart.draw_series(bars).map_err(e)?;
             let runs = s.points.iter().flat_map(|p| {
                 let mid = p.x - 0.4 + si as f64 * w + w * 0.46;
-                run_dots(mid, w * 0.06, &p.runs, y1)
+                run_dots(mid, w * 0.06, &p.runs, y1, BLACK)
             });
             chart.draw_series(runs).map_err(e)?;
         } else {
@@ -325,10 +325,12 @@ where
                     ErrorBar::new_vertical(tx(p.x), p.lo, p.y, p.hi.min(y1), col.stroke_width(1), 8)
                 });
             chart.draw_series(bars).map_err(e)?;
+            // Each series' runs a little apart from the others' at the same x.
+            let shift = (si as f64 - (k - 1.0) / 2.0) * (x1 - x0) * 0.008;
             let runs = s
                 .points
                 .iter()
-                .flat_map(|p| run_dots(tx(p.x), 0.0, &p.runs, y1));
+                .flat_map(|p| run_dots(tx(p.x) + shift, 0.0, &p.runs, y1, col));
             chart.draw_series(runs).map_err(e)?;
         }
     }
@@ -510,15 +512,22 @@ fn legend_rows(series: &[Series], width: i32) -> Vec<Vec<usize>> {
 /// above the axis' top (cut at 2.5× the largest mean) is left out rather than drawn on the
 /// frame.
 /// The dots are spread `step` apart across x (a bar's width is known in x units), so that
-/// equal runs stay countable and none hides under the error bar.
-fn run_dots(x: f64, step: f64, runs: &[f64], top: f64) -> Vec<Circle<(f64, f64), i32>> {
+/// equal runs stay countable and none hides under the error bar; on a line they take the
+/// line's colour, so that the runs of two series at one x stay told apart.
+fn run_dots(
+    x: f64,
+    step: f64,
+    runs: &[f64],
+    top: f64,
+    colour: RGBColor,
+) -> Vec<Circle<(f64, f64), i32>> {
     let mid = (runs.len() as f64 - 1.0) / 2.0;
     runs.iter()
         .enumerate()
         .filter(|(_, v)| v.is_finite() && **v <= top)
         .map(|(i, &v)| {
             let at = x + (i as f64 - mid) * step;
-            Circle::new((at, v), 2, BLACK.mix(0.8).stroke_width(1))
+            Circle::new((at, v), 2, colour.mix(0.8).stroke_width(1))
         })
         .collect()
 }
