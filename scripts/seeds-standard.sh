@@ -27,7 +27,7 @@ $existing || cargo build --release -p lsmlab-cli >&2
 # Each section names the build that ran it (its report's lsmlab row); the page names the
 # commit that wrote it.
 commit=$(git rev-parse --short HEAD)
-dirty=$(git status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
+dirty=$(git status --porcelain --untracked-files=no -- . ':!docs/seeds-standard.md' | grep -q . && echo " (with uncommitted changes)" || true)
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 cores=$(nproc)
 mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
