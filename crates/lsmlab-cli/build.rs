@@ -41,6 +41,24 @@ fn rocksdb_version() -> String {
     )
 }
 
+/// The RocksDB a `rocksdb-bundled` build compiles: the `+` part of `librocksdb-sys`'s version
+/// in the workspace's Cargo.lock (`0.19.0+11.8.1` → `11.8.1`).
+fn bundled_rocksdb_version() -> String {
+    let lock = format!("{}/../../Cargo.lock", env!("CARGO_MANIFEST_DIR"));
+    println!("cargo:rerun-if-changed={lock}");
+    let text = std::fs::read_to_string(&lock).unwrap_or_default();
+    let mut lines = text.lines();
+    while let Some(l) = lines.next() {
+        if l == "name = \"librocksdb-sys\"" {
+            if let Some(v) = lines.next().and_then(|v| v.strip_prefix("version = \"")) {
+                let v = v.trim_end_matches('"');
+                return v.split_once('+').map_or(v, |(_, r)| r).to_string();
+            }
+        }
+    }
+    "?".into()
+}
+
 fn git(args: &[&str]) -> Option<String> {
     Command::new("git")
         .args(args)
@@ -99,7 +117,13 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     git_commit();
     println!("cargo:rerun-if-env-changed=ROCKSDB_INCLUDE_DIR");
-    if std::env::var_os("CARGO_FEATURE_ROCKSDB").is_some() {
+    if std::env::var_os("CARGO_FEATURE_ROCKSDB_BUNDLED").is_some() {
+        println!(
+            "cargo:rustc-env=LSMLAB_ROCKSDB_VERSION={}",
+            bundled_rocksdb_version()
+        );
+        println!("cargo:rustc-env=LSMLAB_ROCKSDB_PACKAGE=");
+    } else if std::env::var_os("CARGO_FEATURE_ROCKSDB").is_some() {
         println!(
             "cargo:rustc-env=LSMLAB_ROCKSDB_VERSION={}",
             rocksdb_version()

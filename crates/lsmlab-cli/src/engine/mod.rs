@@ -32,6 +32,10 @@ mod leveldb_ffi;
 pub mod rocksdb;
 #[cfg(feature = "rocksdb")]
 mod rocksdb_ffi;
+// The bundled build's static RocksDB provides the C API `rocksdb_ffi` declares; naming the
+// crate links it.
+#[cfg(feature = "rocksdb-bundled")]
+use librocksdb_sys as _;
 
 use crate::error::{CliError, CliResult};
 use crate::report::engine::ClientCounts;

@@ -16,8 +16,15 @@ use std::time::Duration;
 /// The RocksDB version of the headers this program was built against.
 pub const VERSION: &str = env!("LSMLAB_ROCKSDB_VERSION");
 
-/// `rocksdb 7.8.3 (librocksdb, C API; Debian package librocksdb-dev 7.8.3-2)`.
+/// `rocksdb 7.8.3 (librocksdb, C API; Debian package librocksdb-dev 7.8.3-2)`, or the
+/// bundled release build.
 pub fn describe() -> String {
+    if cfg!(feature = "rocksdb-bundled") {
+        return format!(
+            "rocksdb {VERSION} (release build from source by the librocksdb-sys crate, \
+             linked statically, through rocksdb/c.h)"
+        );
+    }
     let package = env!("LSMLAB_ROCKSDB_PACKAGE");
     let how = if package.is_empty() {
         "system library".to_string()

@@ -56,7 +56,7 @@ pub struct rocksdb_pinnableslice_t {
     _private: [u8; 0],
 }
 
-#[link(name = "rocksdb")]
+#[cfg_attr(not(feature = "rocksdb-bundled"), link(name = "rocksdb"))]
 extern "C" {
     fn rocksdb_options_create() -> *mut rocksdb_options_t;
     fn rocksdb_options_destroy(o: *mut rocksdb_options_t);
