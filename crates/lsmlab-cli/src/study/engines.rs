@@ -531,7 +531,21 @@ pub fn version_of(engine: &Engine) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::study::matrix::expand;
+    use crate::study::matrix::{expand, Cell};
+
+    /// The command line engine `e` gets for step `i` of the plan's first cell.
+    fn args_of(e: &Engine, p: &Plan, cells: &[Cell], i: usize) -> Vec<String> {
+        let (flags, props) = step_settings(p, &p.steps[i], &cells[0]);
+        e.step_args(
+            &p.steps[i],
+            i,
+            &flags,
+            &props,
+            Path::new("/d"),
+            Path::new("/j"),
+        )
+        .unwrap()
+    }
 
     fn leveldb() -> Engine {
         Engine {
@@ -578,17 +592,7 @@ mod tests {
             assert_eq!((e.kind, e.driver), (Kind::Lsmlab, EngineKind::Fjall));
             assert_eq!(e.binary, "lsmlab");
             let cells = expand(&p);
-            let (flags, props) = step_settings(&p, &p.steps[0], &cells[0]);
-            let args = e
-                .step_args(
-                    &p.steps[0],
-                    0,
-                    &flags,
-                    &props,
-                    Path::new("/d"),
-                    Path::new("/j"),
-                )
-                .unwrap();
+            let args = args_of(&e, &p, &cells, 0);
             assert!(args.contains(&"--engine=fjall".to_string()), "{args:?}");
             let p = plan(
                 "title = \"t\"\n[matrix]\ndisable_wal = [true]\n[[steps]]\nbench = \"fillseq\"\n",
@@ -621,17 +625,7 @@ mod tests {
     fn leveldb_flags_are_mapped_or_refused() {
         let p = plan("title = \"t\"\n[flags]\nkey_size = 32\ntarget_file_size_base = 100\ncompression_type = \"none\"\nuse_ribbon_filter = false\n[[steps]]\nbench = \"fillseq\"\n[[steps]]\nbench = \"readrandom\"\n");
         let cells = expand(&p);
-        let (flags, props) = step_settings(&p, &p.steps[1], &cells[0]);
-        let args = leveldb()
-            .step_args(
-                &p.steps[1],
-                1,
-                &flags,
-                &props,
-                Path::new("/d"),
-                Path::new("/j"),
-            )
-            .unwrap();
+        let args = args_of(&leveldb(), &p, &cells, 1);
         assert_eq!(
             args,
             [
@@ -672,17 +666,7 @@ mod tests {
             .contains("--valu_size"));
         let p = plan("title = \"t\"\n[matrix]\nworkload = [\"workloada\"]\nlayout = [\"fslsm\"]\n[[steps]]\nycsb = \"load\"\n");
         let cells = expand(&p);
-        let (flags, props) = step_settings(&p, &p.steps[0], &cells[0]);
-        let args = lsm
-            .step_args(
-                &p.steps[0],
-                0,
-                &flags,
-                &props,
-                Path::new("/d"),
-                Path::new("/j"),
-            )
-            .unwrap();
+        let args = args_of(&lsm, &p, &cells, 0);
         assert_eq!(
             args,
             [
@@ -711,29 +695,9 @@ mod tests {
         };
         let p = plan("title = \"t\"\n[matrix]\nworkload = [\"fslsm-workload3\"]\n[[steps]]\nycsb = \"load\"\n[[steps]]\nbench = \"readrandom\"\n");
         let cells = expand(&p);
-        let (flags, props) = step_settings(&p, &p.steps[0], &cells[0]);
-        let args = lib
-            .step_args(
-                &p.steps[0],
-                0,
-                &flags,
-                &props,
-                Path::new("/d"),
-                Path::new("/j"),
-            )
-            .unwrap();
+        let args = args_of(&lib, &p, &cells, 0);
         assert!(args.contains(&"--engine=leveldb".to_string()), "{args:?}");
-        let (flags, props) = step_settings(&p, &p.steps[1], &cells[0]);
-        let args = lib
-            .step_args(
-                &p.steps[1],
-                1,
-                &flags,
-                &props,
-                Path::new("/d"),
-                Path::new("/j"),
-            )
-            .unwrap();
+        let args = args_of(&lib, &p, &cells, 1);
         assert!(args.contains(&"--engine=leveldb".to_string()), "{args:?}");
         lib.check(&p, &cells).unwrap();
         let p = plan(
