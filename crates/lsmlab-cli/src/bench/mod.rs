@@ -19,7 +19,7 @@ use crate::flags::{BenchFlags, Parsed};
 use crate::report::engine::ClientCounts;
 use json::{BenchmarkRecord, RunRecord};
 use random::Random64;
-use rate_limit::WriteRateLimiter;
+use rate_limit::RateLimiter;
 use reporter::ReportSettings;
 use stats::{BenchStats, ThreadStats};
 use std::io::Write;
@@ -154,6 +154,8 @@ impl Session<'_> {
         let stop_reporter = AtomicBool::new(false);
         // Every thread that writes shares the rate (readwhilewriting: its one writer).
         let writers = if n > self.flags.threads { 1 } else { n };
+        // ... and every thread that reads shares the read rate (readwhilewriting: all but one).
+        let readers = if n > self.flags.threads { n - 1 } else { n };
         let mut states: Vec<ThreadState> = (0..n)
             .map(|tid| {
                 let mut stats = ThreadStats::new(progress && tid == n.saturating_sub(1));
@@ -162,10 +164,8 @@ impl Session<'_> {
                     tid,
                     rand: Random64::new(first_seed.wrapping_add(tid as u64)),
                     stats,
-                    write_limiter: WriteRateLimiter::new(
-                        self.flags.benchmark_write_rate_limit,
-                        writers,
-                    ),
+                    write_limiter: RateLimiter::new(self.flags.benchmark_write_rate_limit, writers),
+                    read_limiter: RateLimiter::new(self.flags.benchmark_read_rate_limit, readers),
                 }
             })
             .collect();

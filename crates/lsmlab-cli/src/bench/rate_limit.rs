@@ -1,42 +1,50 @@
-//! `--benchmark_write_rate_limit`: the client's writes held to a byte rate, as db_bench holds
-//! them with a rate limiter (0: unlimited).
+//! `--benchmark_write_rate_limit` (bytes per second) and `--benchmark_read_rate_limit`
+//! (operations per second): the client held to a rate, as db_bench holds it with a rate limiter
+//! (0: unlimited).
 
 use std::time::{Duration, Instant};
 
 /// Sleeps shorter than this are batched: a sleep costs tens of microseconds to wake from.
 const MIN_SLEEP: Duration = Duration::from_millis(1);
 
-/// A per-thread limiter: each thread gets the whole rate divided by the writing threads.
-pub struct WriteRateLimiter {
-    bytes_per_sec: f64,
+/// A per-thread limiter: each thread gets the whole rate divided by the threads that share it.
+pub struct RateLimiter {
+    units_per_sec: f64,
     start: Instant,
-    bytes: u64,
+    units: u64,
 }
 
-impl WriteRateLimiter {
-    /// A limiter of `bytes_per_sec` shared by `threads` writers; `None` when unlimited.
-    pub fn new(bytes_per_sec: u64, threads: usize) -> Option<WriteRateLimiter> {
-        (bytes_per_sec > 0).then(|| WriteRateLimiter {
-            bytes_per_sec: bytes_per_sec as f64 / threads.max(1) as f64,
+impl RateLimiter {
+    /// A limiter of `units_per_sec` (bytes or operations) shared by `threads`; `None` when
+    /// unlimited.
+    pub fn new(units_per_sec: u64, threads: usize) -> Option<RateLimiter> {
+        (units_per_sec > 0).then(|| RateLimiter {
+            units_per_sec: units_per_sec as f64 / threads.max(1) as f64,
             start: Instant::now(),
-            bytes: 0,
+            units: 0,
         })
     }
 
-    /// Accounts `bytes` about to be written; sleeps while the thread is ahead of its rate.
-    pub fn request(&mut self, bytes: u64) {
-        self.bytes += bytes;
-        let due = Duration::from_secs_f64(self.bytes as f64 / self.bytes_per_sec);
+    /// Accounts `units` about to be spent; sleeps while the thread is ahead of its rate.
+    pub fn request(&mut self, units: u64) {
+        self.units += units;
+        let due = self.due();
         let elapsed = self.start.elapsed();
         if due > elapsed + MIN_SLEEP {
             std::thread::sleep(due - elapsed);
         }
     }
 
-    /// When the thread may write its next byte (for tests).
-    #[cfg(test)]
+    /// When the thread may spend its next unit, from its start.
     fn due(&self) -> Duration {
-        Duration::from_secs_f64(self.bytes as f64 / self.bytes_per_sec)
+        Duration::from_secs_f64(self.units as f64 / self.units_per_sec)
+    }
+}
+
+/// Accounts one unit on `limiter` when there is one.
+pub fn request(limiter: &mut Option<RateLimiter>, units: u64) {
+    if let Some(l) = limiter.as_mut() {
+        l.request(units);
     }
 }
 
@@ -46,8 +54,8 @@ mod tests {
 
     #[test]
     fn zero_is_unlimited_and_the_rate_is_split_between_threads() {
-        assert!(WriteRateLimiter::new(0, 4).is_none());
-        let mut l = WriteRateLimiter::new(4_000_000, 4).unwrap();
+        assert!(RateLimiter::new(0, 4).is_none());
+        let mut l = RateLimiter::new(4_000_000, 4).unwrap();
         l.request(1_000);
         // 1 MB/s per thread: 1,000 bytes are due after 1 ms.
         assert_eq!(l.due(), Duration::from_millis(1));
@@ -57,5 +65,22 @@ mod tests {
             t.elapsed() >= Duration::from_millis(15),
             "the writer was held back"
         );
+    }
+
+    #[test]
+    fn operations_are_held_to_their_rate() {
+        // 2,000 reads per second over 2 readers: 1,000 each, so 50 reads take 50 ms.
+        let mut l = Some(RateLimiter::new(2_000, 2).unwrap());
+        let t = Instant::now();
+        for _ in 0..50 {
+            request(&mut l, 1);
+        }
+        assert!(
+            t.elapsed() >= Duration::from_millis(49),
+            "{:?}",
+            t.elapsed()
+        );
+        let mut none = None;
+        request(&mut none, 1_000_000);
     }
 }

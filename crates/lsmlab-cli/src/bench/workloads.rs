@@ -3,7 +3,7 @@
 use super::budget::OpBudget;
 use super::keygen::{generate_key, KeyGenerator, KeyOrder};
 use super::random::Random64;
-use super::rate_limit::WriteRateLimiter;
+use super::rate_limit::{self, RateLimiter};
 use super::stats::{OpType, ThreadStats};
 use super::valuegen::ValueGenerator;
 use crate::engine::Store;
@@ -34,7 +34,9 @@ pub struct ThreadState {
     /// What the thread measured.
     pub stats: ThreadStats,
     /// `--benchmark_write_rate_limit`, this thread's share.
-    pub write_limiter: Option<WriteRateLimiter>,
+    pub write_limiter: Option<RateLimiter>,
+    /// `--benchmark_read_rate_limit`, this thread's share.
+    pub read_limiter: Option<RateLimiter>,
 }
 
 /// A benchmark body.
@@ -58,9 +60,10 @@ fn do_write(sh: &Shared<'_>, t: &mut ThreadState, order: KeyOrder) -> CliResult<
     // As db_bench's `Duration::Done(batch)`: only whole batches, while they fit in the count.
     let n = f.batch_size as u64;
     while budget.take(n) {
-        if let Some(l) = t.write_limiter.as_mut() {
-            l.request(n * (sh.key_size + f.value_size) as u64);
-        }
+        rate_limit::request(
+            &mut t.write_limiter,
+            n * (sh.key_size + f.value_size) as u64,
+        );
         for _ in 0..n {
             generate_key(keys.next(&mut t.rand), sh.key_size, &mut key);
             batch.put(&key, values.generate(f.value_size));
@@ -110,6 +113,7 @@ pub fn read_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
     let (mut read, mut found, mut bytes) = (0u64, 0u64, 0u64);
     let mut budget = OpBudget::new(f.reads_per_thread(), f.duration);
     while budget.take(1) {
+        rate_limit::request(&mut t.read_limiter, 1);
         generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
         read += 1;
         // The value stays in the engine, unread, as db_bench's does: copying a 16 KB value
@@ -135,6 +139,7 @@ fn read_scan(sh: &Shared<'_>, t: &mut ThreadState, reverse: bool) -> CliResult<(
     let limit = sh.flags.reads_per_thread();
     let (mut i, mut bytes) = (0u64, 0u64);
     while i < limit && it.valid() {
+        rate_limit::request(&mut t.read_limiter, 1);
         bytes += (it.key().len() + it.value().len()) as u64;
         t.stats.finished_ops(1, OpType::Read);
         i += 1;
@@ -166,6 +171,7 @@ pub fn seek_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> {
     let (mut read, mut found, mut bytes) = (0u64, 0u64, 0u64);
     let mut budget = OpBudget::new(f.reads_per_thread(), f.duration);
     while budget.take(1) {
+        rate_limit::request(&mut t.read_limiter, 1);
         generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
         // As db_bench without a tailing iterator: a new iterator per seek.
         let mut it = sh.db.iter()?;
@@ -208,9 +214,7 @@ pub fn background_writer(sh: &Shared<'_>, t: &mut ThreadState) -> CliResult<()> 
     let mut bytes = 0;
     let mut batch = sh.db.writer();
     while sh.num_done.load(Ordering::Acquire) + 1 < sh.num_threads {
-        if let Some(l) = t.write_limiter.as_mut() {
-            l.request((sh.key_size + f.value_size) as u64);
-        }
+        rate_limit::request(&mut t.write_limiter, (sh.key_size + f.value_size) as u64);
         generate_key(t.rand.next_u64() % f.num, sh.key_size, &mut key);
         batch.put(&key, values.generate(f.value_size));
         batch.commit()?;
@@ -263,6 +267,7 @@ pub fn read_random_write_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResu
             put_weight = 100 - get_weight;
         }
         if get_weight > 0 {
+            rate_limit::request(&mut t.read_limiter, 1);
             if sh.db.get(&key, &mut value)? {
                 found += 1;
                 t.stats.client_bytes_returned += (key.len() + value.len()) as u64;
@@ -271,9 +276,7 @@ pub fn read_random_write_random(sh: &Shared<'_>, t: &mut ThreadState) -> CliResu
             reads += 1;
             t.stats.finished_ops(1, OpType::Read);
         } else {
-            if let Some(l) = t.write_limiter.as_mut() {
-                l.request((sh.key_size + f.value_size) as u64);
-            }
+            rate_limit::request(&mut t.write_limiter, (sh.key_size + f.value_size) as u64);
             batch.put(&key, values.generate(f.value_size));
             batch.commit()?;
             t.stats.client_bytes_written += (sh.key_size + f.value_size) as u64;

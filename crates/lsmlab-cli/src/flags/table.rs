@@ -193,6 +193,9 @@ flags! {
     /// Bytes per second the benchmark's writes are held to, over all writing threads
     /// (0: unlimited). readwhilewriting's writer is held to it too.
     benchmark_write_rate_limit: u64 = 0;
+    /// Operations per second the benchmark's reads (gets, seeks, scan steps) are held to,
+    /// over all reading threads (0: unlimited).
+    benchmark_read_rate_limit: u64 = 0;
     /// seekrandom: position with SeekForPrev and step with Prev instead of Seek and Next.
     reverse_iterator: bool = false;
     /// Levels below this one are written uncompressed; -1: every level uses
@@ -261,7 +264,6 @@ pub const REFUSED: &[&str] = &[
     "partition_index_and_filters",
     "optimize_filters_for_hits",
     "wal_bytes_per_sync",
-    "benchmark_read_rate_limit",
     "rate_limiter_bytes_per_sec",
     "keys_per_prefix",
     "prefix_size",
