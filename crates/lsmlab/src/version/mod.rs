@@ -225,6 +225,18 @@ pub struct HitLocation {
     pub file: u64,
 }
 
+/// The order of tables within `level`: level 0 newest first (largest sequence number, then
+/// table number, descending), the others by smallest key.
+fn level_order(level: usize, a: &FileMeta, b: &FileMeta) -> Ordering {
+    if level == 0 {
+        b.largest_seq
+            .cmp(&a.largest_seq)
+            .then(b.number.cmp(&a.number))
+    } else {
+        compare_internal(&a.smallest, &b.smallest)
+    }
+}
+
 impl Version {
     /// An empty version with `n` levels.
     pub fn empty(n: usize) -> Version {
@@ -440,27 +452,26 @@ impl Version {
                 }
             }
         }
+        // Every level of a version is in its order (level 0 newest first, the others by
+        // smallest key), and removing tables keeps it: each added table is inserted at its
+        // place, after any equal, as a stable sort of the level would put it. Re-sorting every
+        // level on every edit cost a write-heavy run on thousands of 8 KiB tables a third of
+        // its CPU.
         for (level, nf) in &edit.added {
             let meta = match removed.remove(&nf.number) {
                 Some(m) => m,
                 None => Arc::new(FileMeta::new(nf.clone(), reaper.clone())),
             };
-            levels[*level].push(meta);
+            let files = &mut levels[*level];
+            let at = files.partition_point(|f| level_order(*level, f, &meta) != Ordering::Greater);
+            files.insert(at, meta);
         }
         for f in removed.values() {
             f.obsolete.store(true, AtomicOrdering::Relaxed);
         }
-        for (level, files) in levels.iter_mut().enumerate() {
-            if level == 0 {
-                files.sort_by(|a, b| {
-                    b.largest_seq
-                        .cmp(&a.largest_seq)
-                        .then(b.number.cmp(&a.number))
-                });
-            } else {
-                files.sort_by(|a, b| compare_internal(&a.smallest, &b.smallest));
-            }
-        }
+        debug_assert!(levels.iter().enumerate().all(|(level, files)| files
+            .windows(2)
+            .all(|w| level_order(level, &w[0], &w[1]) != Ordering::Greater)));
         Version { levels, blobs }
     }
 
