@@ -20,9 +20,17 @@ pub const VERSION: &str = env!("LSMLAB_ROCKSDB_VERSION");
 /// bundled release build.
 pub fn describe() -> String {
     if cfg!(feature = "rocksdb-bundled") {
+        // librocksdb-sys compiles RocksDB for the target features this crate is compiled for:
+        // without SSE4.2 RocksDB computes CRC32C in software, on every WAL record and block.
+        let crc = if cfg!(any(not(target_arch = "x86_64"), target_feature = "sse4.2")) {
+            "CRC32C in hardware"
+        } else {
+            "no SSE4.2: CRC32C in software, slower than RocksDB's own build; \
+             build with scripts/build-rocksdb-bundled.sh"
+        };
         return format!(
             "rocksdb {VERSION} (release build from source by the librocksdb-sys crate, \
-             linked statically, through rocksdb/c.h)"
+             linked statically, through rocksdb/c.h; {crc})"
         );
     }
     let package = env!("LSMLAB_ROCKSDB_PACKAGE");
