@@ -74,6 +74,9 @@ pub type StatHistogram = BTreeMap<String, f64>;
 pub struct Output {
     /// (`RocksDB`, `11.9.0`) from the header line `RocksDB:    version 11.9.0`.
     pub version: Option<(String, String)>,
+    /// The library lsmlab's driver ran on, from its header line `Engine:     rocksdb 11.8.1
+    /// (…)`; `None` for db_bench and for lsmlab's own engine.
+    pub library: Option<String>,
     /// Summary lines in order.
     pub benchmarks: Vec<Summary>,
     /// `--statistics` tickers.
@@ -200,6 +203,13 @@ pub fn parse(text: &str) -> Output {
             }
             continue;
         }
+        if let Some(engine) = line.strip_prefix("Engine:") {
+            let engine = engine.trim();
+            if out.library.is_none() && !engine.is_empty() && !engine.starts_with("lsmlab ") {
+                out.library = Some(engine.to_string());
+            }
+            continue;
+        }
         if out.version.is_none() {
             if let Some((tool, rest)) = line.split_once(':') {
                 if let Some(v) = rest.trim().strip_prefix("version ") {
@@ -268,6 +278,18 @@ fn attach(out: &mut Output, h: Histogram) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_library_under_the_driver_is_named() {
+        let out = parse("lsmlab:     version 0.1.0 (db_bench 7.8 compatible)\nEngine:     rocksdb 11.8.1 (release build)\nfillseq : 1.0 micros/op 1000000 ops/sec\n");
+        assert_eq!(out.version, Some(("lsmlab".into(), "0.1.0".into())));
+        assert_eq!(
+            out.library.as_deref(),
+            Some("rocksdb 11.8.1 (release build)")
+        );
+        let own = parse("lsmlab:     version 0.1.0\nEngine:     lsmlab 0.1.0 (this program's own engine, in process)\n");
+        assert_eq!(own.library, None);
+    }
 
     #[test]
     fn slow_builds_are_noticed() {

@@ -172,6 +172,14 @@ pub fn run_steps(
         if let Some((tool, v)) = &parsed.version {
             o.engine_version = format!("{tool} {v}");
         }
+        // lsmlab's driver on a library: the library is the engine the study compares.
+        if let Some(library) = &parsed.library {
+            o.engine_version = if o.engine_version.is_empty() {
+                library.clone()
+            } else {
+                format!("{library}, driven by {}", o.engine_version)
+            };
+        }
         for w in &parsed.slow_build {
             if !o.slow_build.contains(w) {
                 o.slow_build.push(w.clone());
