@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""lsmlab against release RocksDB (and LevelDB 1.23 where it can run the cell), side by side.
+"""lsmlab against release RocksDB, fjall and LevelDB 1.23 (where each runs the cell), side by side.
 
     scripts/perf-suite.py [--reps 3] [--only REGEX] [--out FILE.md]
 
@@ -10,7 +10,10 @@ the ratio of the medians, the median P99 (µs, from `--histogram=1`) and the med
 (MiB, from GNU time). Run it on a quiet machine after `cargo build --release`: nothing else may
 build or run meanwhile (2 cores here). Binaries: $LSMLAB (default target/release/lsmlab), $DBBENCH
 (a release build of RocksDB's db_bench; required) and $LEVELDB (LevelDB 1.23's db_bench; without
-it the LevelDB cells run lsmlab and RocksDB only).
+it the LevelDB cells run lsmlab and RocksDB only). fjall runs through `lsmlab bench --engine=fjall`
+of the same $LSMLAB, so that binary must be built with `--features fjall`; without it the fjall
+column is n/a. fjall runs every cell whose flags it can honour: not the Ribbon cell (it has Bloom
+filters only) nor the LevelDB cells (they read through memory maps, which fjall does not).
 
 Every engine runs without compression (lsmlab has no Snappy; db_bench's default is Snappy) and
 with Bloom filters of 10 bits/key; otherwise each engine keeps db_bench's defaults (64 MiB write
@@ -42,20 +45,24 @@ def sized(value_size, num, reads):
 # cells hold 590 MB, because with 12,000 keys their benchmarks lasted 0.06-0.4 s and the medians
 # of 3 runs moved by up to 2x between suite runs (background work after the fill dominated).
 CONFIGS = [
-    ("defaults 100 B", sized(100, 1_000_000, 200_000), BENCHES, ["lsmlab", "rocksdb"]),
-    ("defaults 1 KB", sized(1024, 200_000, 100_000), BENCHES, ["lsmlab", "rocksdb"]),
-    ("defaults 16 KB", sized(16384, 36_000, 36_000), BENCHES, ["lsmlab", "rocksdb"]),
-    ("defaults 16 KB blob", sized(16384, 36_000, 36_000) + BLOB, BENCHES, ["lsmlab", "rocksdb"]),
-    ("seed000 100 B", sized(100, 1_000_000, 200_000) + SEED000, BENCHES, ["lsmlab", "rocksdb"]),
-    ("seed000 1 KB", sized(1024, 200_000, 100_000) + SEED000, BENCHES, ["lsmlab", "rocksdb"]),
-    ("seed000 16 KB", sized(16384, 36_000, 36_000) + SEED000, BENCHES, ["lsmlab", "rocksdb"]),
+    ("defaults 100 B", sized(100, 1_000_000, 200_000), BENCHES, ["lsmlab", "rocksdb", "fjall"]),
+    ("defaults 1 KB", sized(1024, 200_000, 100_000), BENCHES, ["lsmlab", "rocksdb", "fjall"]),
+    ("defaults 16 KB", sized(16384, 36_000, 36_000), BENCHES, ["lsmlab", "rocksdb", "fjall"]),
+    ("defaults 16 KB blob", sized(16384, 36_000, 36_000) + BLOB, BENCHES,
+     ["lsmlab", "rocksdb", "fjall"]),
+    ("seed000 100 B", sized(100, 1_000_000, 200_000) + SEED000, BENCHES,
+     ["lsmlab", "rocksdb", "fjall"]),
+    ("seed000 1 KB", sized(1024, 200_000, 100_000) + SEED000, BENCHES,
+     ["lsmlab", "rocksdb", "fjall"]),
+    ("seed000 16 KB", sized(16384, 36_000, 36_000) + SEED000, BENCHES,
+     ["lsmlab", "rocksdb", "fjall"]),
     ("seed000 16 KB blob", sized(16384, 36_000, 36_000) + SEED000 + BLOB, BENCHES,
-     ["lsmlab", "rocksdb"]),
+     ["lsmlab", "rocksdb", "fjall"]),
     # Ribbon against Bloom at the same bits/key: compare with the "seed000 1 KB" rows.
     ("seed000 1 KB ribbon", sized(1024, 200_000, 100_000) + SEED000 + ["--use_ribbon_filter=true"],
      "fillrandom,readrandom", ["lsmlab", "rocksdb"]),
     ("sync, 4 threads", ["--value_size=100", "--num=4000", "--sync=1", "--threads=4"],
-     "fillrandom", ["lsmlab", "rocksdb"]),
+     "fillrandom", ["lsmlab", "rocksdb", "fjall"]),
     # LevelDB's cells: what its db_bench can run at equal settings (its 64 MiB buffers and tables
     # set to RocksDB's defaults; its keys are 16 bytes; it reads tables through memory maps, so
     # the others do too).
@@ -79,9 +86,15 @@ def leveldb_flags(flags):
     return out
 
 
+def lsmlab_path():
+    return os.environ.get("LSMLAB", os.path.join(ROOT, "target", "release", "lsmlab"))
+
+
 def binary(engine):
     if engine == "lsmlab":
-        return [os.environ.get("LSMLAB", os.path.join(ROOT, "target", "release", "lsmlab")), "bench"]
+        return [lsmlab_path(), "bench"]
+    if engine == "fjall":
+        return [lsmlab_path(), "bench", "--engine=fjall"]
     if engine == "rocksdb":
         return [os.environ["DBBENCH"]]
     return [os.environ["LEVELDB"]]
@@ -181,12 +194,20 @@ def main():
         print("LEVELDB not set to an executable: the LevelDB cells run lsmlab and RocksDB only",
               file=sys.stderr)
     work = tempfile.mkdtemp(prefix="perf-suite-")
+    probe = subprocess.run(binary("fjall") + ["--benchmarks=fillseq", "--num=1",
+                                              f"--db={os.path.join(work, 'probe')}"],
+                           capture_output=True, text=True)
+    has_fjall = probe.returncode == 0
+    if not has_fjall:
+        print(f"{lsmlab_path()} cannot run fjall, its column is n/a: {probe.stderr.strip()}",
+              file=sys.stderr)
     rows = []
     try:
         for name, flags, benches, engines in CONFIGS:
             if not re.search(a.only, name):
                 continue
-            engines = [e for e in engines if e != "leveldb" or has_leveldb]
+            engines = [e for e in engines if (e != "leveldb" or has_leveldb)
+                       and (e != "fjall" or has_fjall)]
             got = {e: [] for e in engines}
             for rep in range(a.reps):
                 order = engines[rep % len(engines):] + engines[:rep % len(engines)]
@@ -205,17 +226,20 @@ def main():
                 rows.append((name, b, med))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    head = ("| configuration | benchmark | lsmlab ops/s | RocksDB ops/s | LevelDB ops/s "
-            "| lsmlab / RocksDB | lsmlab / LevelDB | P99 µs lsmlab · RocksDB "
-            "| peak RSS MiB lsmlab · RocksDB · LevelDB |")
-    lines = [head, "|" + "---|" * 9]
+    head = ("| configuration | benchmark | lsmlab ops/s | RocksDB ops/s | fjall ops/s "
+            "| LevelDB ops/s | lsmlab / RocksDB | lsmlab / fjall | lsmlab / LevelDB "
+            "| P99 µs lsmlab · RocksDB · fjall "
+            "| peak RSS MiB lsmlab · RocksDB · fjall · LevelDB |")
+    lines = [head, "|" + "---|" * 11]
     for name, b, med in rows:
-        l, r, v = (med.get(e, (None, None, None)) for e in ("lsmlab", "rocksdb", "leveldb"))
+        l, r, j, v = (med.get(e, (None, None, None))
+                      for e in ("lsmlab", "rocksdb", "fjall", "leveldb"))
         ratio = lambda x, y: f"**{x / y:.2f}**" if x and y else "n/a"
         lines.append(
-            f"| {name} | {b} | {fmt(l[0])} | {fmt(r[0])} | {fmt(v[0])} | {ratio(l[0], r[0])} "
-            f"| {ratio(l[0], v[0])} | {fmt(l[1], 1)} · {fmt(r[1], 1)} "
-            f"| {fmt(l[2])} · {fmt(r[2])} · {fmt(v[2])} |")
+            f"| {name} | {b} | {fmt(l[0])} | {fmt(r[0])} | {fmt(j[0])} | {fmt(v[0])} "
+            f"| {ratio(l[0], r[0])} | {ratio(l[0], j[0])} | {ratio(l[0], v[0])} "
+            f"| {fmt(l[1], 1)} · {fmt(r[1], 1)} · {fmt(j[1], 1)} "
+            f"| {fmt(l[2])} · {fmt(r[2])} · {fmt(j[2])} · {fmt(v[2])} |")
     table = "\n".join(lines)
     print(f"medians of {a.reps} alternated runs each\n\n{table}")
     if a.out:
