@@ -506,6 +506,94 @@ fn fjall_takes_what_it_has_and_refuses_the_rest_by_name() {
     assert!(!out.contains("fjall.blob.files COUNT : 0\n"), "{out}");
 }
 
+/// Overwrites the middle half of every blob file under `dir` (lsmlab's and RocksDB's `.blob`
+/// files, fjall's `blobs` folders) with 0xA5 bytes; the number of files damaged.
+fn damage_blob_files(dir: &Path) -> usize {
+    let mut damaged = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            damaged += damage_blob_files(&path);
+            continue;
+        }
+        let in_blobs = path.parent().is_some_and(|p| p.ends_with("blobs"));
+        if !(in_blobs || path.extension().is_some_and(|x| x == "blob")) {
+            continue;
+        }
+        let mut bytes = std::fs::read(&path).unwrap();
+        let n = bytes.len();
+        bytes[n / 4..3 * n / 4].fill(0xA5);
+        std::fs::write(&path, bytes).unwrap();
+        damaged += 1;
+    }
+    damaged
+}
+
+/// `readrandom` reads each value, also from a blob file, as db_bench's does (it pins the value):
+/// with the blob files damaged it fails, where `readmissing` on the same database (no value
+/// read) still runs. A lookup that answered from the blob pointer alone would pass both.
+fn readrandom_reads_separated_values(engine: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let blob = [
+        "--num=300",
+        "--seed=1",
+        "--value_size=1000",
+        "--enable_blob_files",
+        "--min_blob_size=500",
+    ];
+    let mut args = vec!["--benchmarks=fillseq,flush,readrandom"];
+    args.extend(blob);
+    let (recs, _) = bench(engine, &db, &args);
+    assert_eq!(rec(&recs, "readrandom").found, 300);
+    assert!(
+        damage_blob_files(&db) > 0,
+        "no blob file in {}",
+        db.display()
+    );
+    let run = |benchmark: &str| {
+        let mut a: Vec<String> = blob.iter().map(|s| s.to_string()).collect();
+        a.extend([
+            format!("--benchmarks={benchmark}"),
+            "--use_existing_db=1".into(),
+            format!("--engine={engine}"),
+            format!("--db={}", db.display()),
+        ]);
+        let Parsed::Run {
+            flags, explicit, ..
+        } = parse(&a).expect("flags parse")
+        else {
+            panic!("help")
+        };
+        lsmlab_cli::bench::run(&flags, &explicit, &mut Vec::new(), false)
+    };
+    assert!(
+        run("readmissing").is_ok(),
+        "{engine}: readmissing reads no value"
+    );
+    assert!(
+        run("readrandom").is_err(),
+        "{engine}: readrandom read no blob"
+    );
+}
+
+#[test]
+fn lsmlab_readrandom_reads_separated_values() {
+    readrandom_reads_separated_values("lsmlab");
+}
+
+#[cfg(feature = "rocksdb")]
+#[test]
+fn rocksdb_readrandom_reads_separated_values() {
+    readrandom_reads_separated_values("rocksdb");
+}
+
+#[cfg(feature = "fjall")]
+#[test]
+fn fjall_readrandom_reads_separated_values() {
+    readrandom_reads_separated_values("fjall");
+}
+
 #[test]
 fn an_unknown_engine_is_refused_naming_the_choices() {
     let e = refusal(&["--engine=wiredtiger"]);

@@ -396,9 +396,12 @@ impl Store for FjallStore {
     }
 
     fn get_len(&self, key: &[u8]) -> CliResult<Option<usize>> {
+        // A get, not fjall's `size_of`: on a key-value separated keyspace `size_of` answers from
+        // the blob pointer without reading the blob, a lookup that skips the value read every
+        // other engine pays. fjall hands the value out in a shared slice, left unread here.
         self.ks
-            .size_of(key)
-            .map(|n| n.map(|n| n as usize))
+            .get(key)
+            .map(|v| v.map(|v| v.len()))
             .map_err(|e| CliError::new(format!("get error: {e}")))
     }
 
