@@ -273,6 +273,7 @@ fn leveldb_refuses_what_it_cannot_honour_by_name() {
             "--benchmarks: waitforcompaction",
         ),
         ("--layout=fslsm", "--layout: "),
+        ("--mmap_read=false", "--mmap_read: "),
     ] {
         let e = refusal(&["--engine=leveldb", flag]);
         assert!(
@@ -287,7 +288,8 @@ fn leveldb_refuses_what_it_cannot_honour_by_name() {
             "--engine=leveldb",
             "--use_ribbon_filter=false",
             "--num_levels=7",
-            "--bloom_bits=10"
+            "--bloom_bits=10",
+            "--mmap_read=true"
         ]),
         ""
     );
@@ -580,6 +582,38 @@ fn readrandom_reads_separated_values(engine: &str) {
 #[test]
 fn lsmlab_readrandom_reads_separated_values() {
     readrandom_reads_separated_values("lsmlab");
+}
+
+/// `--mmap_read` reaches RocksDB: the OPTIONS file the database writes records it, both ways.
+#[cfg(feature = "rocksdb")]
+#[test]
+fn rocksdb_reads_through_memory_maps_as_mmap_read_says() {
+    for on in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("db");
+        let flag = format!("--mmap_read={on}");
+        let (recs, _) = bench(
+            "rocksdb",
+            &db,
+            &["--benchmarks=fillseq,readrandom", "--num=200", &flag],
+        );
+        assert_eq!(rec(&recs, "readrandom").found, 200);
+        let options: String = std::fs::read_dir(&db)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("OPTIONS-")
+            })
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect();
+        assert!(
+            options.contains(&format!("allow_mmap_reads={on}")),
+            "{flag}: {options}"
+        );
+    }
 }
 
 #[cfg(feature = "rocksdb")]

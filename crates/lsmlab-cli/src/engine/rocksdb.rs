@@ -78,6 +78,7 @@ fn options(s: &EngineSettings, create_if_missing: bool) -> CliResult<ffi::Option
         o.set_compression_per_level(&levels);
     }
     o.set_bytes_per_sync(s.bytes_per_sync);
+    o.set_allow_mmap_reads(s.mmap_read);
     if let Some(wal_dir) = &s.wal_dir {
         o.set_wal_dir(wal_dir)
             .map_err(|e| CliError::new(format!("--wal_dir: {e}")))?;

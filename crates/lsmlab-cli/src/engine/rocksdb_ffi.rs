@@ -83,6 +83,7 @@ extern "C" {
         n: usize,
     );
     fn rocksdb_options_set_bytes_per_sync(o: *mut rocksdb_options_t, v: u64);
+    fn rocksdb_options_set_allow_mmap_reads(o: *mut rocksdb_options_t, v: c_uchar);
     fn rocksdb_options_set_wal_dir(o: *mut rocksdb_options_t, dir: *const c_char);
     fn rocksdb_options_enable_statistics(o: *mut rocksdb_options_t);
     fn rocksdb_options_statistics_get_string(o: *mut rocksdb_options_t) -> *mut c_char;
@@ -358,6 +359,7 @@ impl Options {
     setter!(/** `disable_auto_compactions`. */ set_disable_auto_compactions, rocksdb_options_set_disable_auto_compactions, bool, c_int);
     setter!(/** `compression` (a [`compression`] constant). */ set_compression, rocksdb_options_set_compression, i32, c_int);
     setter!(/** `bytes_per_sync`. */ set_bytes_per_sync, rocksdb_options_set_bytes_per_sync, u64, u64);
+    setter!(/** `allow_mmap_reads`. */ set_allow_mmap_reads, rocksdb_options_set_allow_mmap_reads, bool, c_uchar);
     setter!(/** `enable_blob_files`. */ set_enable_blob_files, rocksdb_options_set_enable_blob_files, bool, c_uchar);
     setter!(/** `min_blob_size`. */ set_min_blob_size, rocksdb_options_set_min_blob_size, u64, u64);
     setter!(/** `blob_file_size`. */ set_blob_file_size, rocksdb_options_set_blob_file_size, u64, u64);

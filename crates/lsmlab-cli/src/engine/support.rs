@@ -163,6 +163,11 @@ fn leveldb_refuses(name: &str, f: &EngineSettings) -> Option<String> {
         "bytes_per_sync" => fixed(f.bytes_per_sync == 0, "LevelDB has no incremental sync"),
         "wal_dir" => fixed(f.wal_dir.is_none(), "LevelDB keeps its log in the database directory"),
         "disable_wal" => fixed(!f.disable_wal, "LevelDB always writes its log"),
+        // LevelDB 1.23 maps up to 1000 tables on a 64-bit machine; no option turns it off.
+        "mmap_read" => fixed(
+            f.mmap_read,
+            "LevelDB reads its tables through memory maps; allowed true",
+        ),
         _ => None,
     }
 }
