@@ -2,7 +2,7 @@
 //! without effect, the flags that change what is measured, a link named `db_bench`, and
 //! RocksDB's own `tools/benchmark.sh` run unchanged against it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn run(program: &Path, args: &[String], cwd: &Path) -> (i32, String, String) {
@@ -166,16 +166,47 @@ fn a_link_named_db_bench_is_lsmlab_bench() {
     assert!(field5.starts_with("lsmlab-"), "{version}");
 }
 
+/// RocksDB's own `tools/benchmark.sh`, as RocksDB 11.8.1 ships it in the `librocksdb-sys` crate
+/// that the `rocksdb-bundled` feature pins in Cargo.lock: `cargo metadata` with that feature
+/// fetches the crate (about 8 MB, once) and names its directory.
+fn rocksdb_benchmark_sh() -> Result<PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(&cargo)
+        .args(["metadata", "--format-version", "1", "--features"])
+        .arg("lsmlab-cli/rocksdb-bundled")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .map_err(|e| format!("{cargo} metadata: {e}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("cargo metadata failed: {}", err.trim()));
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
+    let manifest = meta["packages"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["name"] == "librocksdb-sys"))
+        .and_then(|p| p["manifest_path"].as_str())
+        .ok_or("cargo metadata names no librocksdb-sys package")?;
+    let script = Path::new(manifest).with_file_name("rocksdb/tools/benchmark.sh");
+    if script.exists() {
+        Ok(script)
+    } else {
+        Err(format!("{} is absent", script.display()))
+    }
+}
+
 /// RocksDB's tools/benchmark.sh, unchanged, against lsmlab: every job the issue lists runs and
 /// fills every column of report.tsv.
 #[test]
 fn rocksdb_benchmark_sh_runs_unchanged_and_fills_its_report() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/tools/rocksdb-benchmark/benchmark.sh");
-    if !script.exists() {
-        eprintln!("skipped: {} is absent", script.display());
-        return;
-    }
+    let script = match rocksdb_benchmark_sh() {
+        Ok(script) => script,
+        Err(why) => {
+            eprintln!("skipped: RocksDB's tools/benchmark.sh: {why}");
+            return;
+        }
+    };
     for tool in ["/usr/bin/time", "/usr/bin/bc"] {
         if !Path::new(tool).exists() {
             eprintln!("skipped: benchmark.sh needs {tool} (apt-get install -y time bc)");
