@@ -35,6 +35,8 @@ BENCHES = "fillrandom,overwrite,readrandom,readwhilewriting,seekrandom,readmissi
 COMMON = ["--key_size=16", "--bloom_bits=10", "--compression_type=none", "--histogram=1"]
 SEED000 = ["--write_buffer_size=8388608", "--target_file_size_base=8388608", "--threads=2"]
 BLOB = ["--enable_blob_files=true", "--min_blob_size=0"]
+# The engines of every cell whose flags fjall can honour.
+THREE = ["lsmlab", "rocksdb", "fjall"]
 
 
 def sized(value_size, num, reads):
@@ -45,24 +47,19 @@ def sized(value_size, num, reads):
 # cells hold 590 MB, because with 12,000 keys their benchmarks lasted 0.06-0.4 s and the medians
 # of 3 runs moved by up to 2x between suite runs (background work after the fill dominated).
 CONFIGS = [
-    ("defaults 100 B", sized(100, 1_000_000, 200_000), BENCHES, ["lsmlab", "rocksdb", "fjall"]),
-    ("defaults 1 KB", sized(1024, 200_000, 100_000), BENCHES, ["lsmlab", "rocksdb", "fjall"]),
-    ("defaults 16 KB", sized(16384, 36_000, 36_000), BENCHES, ["lsmlab", "rocksdb", "fjall"]),
-    ("defaults 16 KB blob", sized(16384, 36_000, 36_000) + BLOB, BENCHES,
-     ["lsmlab", "rocksdb", "fjall"]),
-    ("seed000 100 B", sized(100, 1_000_000, 200_000) + SEED000, BENCHES,
-     ["lsmlab", "rocksdb", "fjall"]),
-    ("seed000 1 KB", sized(1024, 200_000, 100_000) + SEED000, BENCHES,
-     ["lsmlab", "rocksdb", "fjall"]),
-    ("seed000 16 KB", sized(16384, 36_000, 36_000) + SEED000, BENCHES,
-     ["lsmlab", "rocksdb", "fjall"]),
-    ("seed000 16 KB blob", sized(16384, 36_000, 36_000) + SEED000 + BLOB, BENCHES,
-     ["lsmlab", "rocksdb", "fjall"]),
+    ("defaults 100 B", sized(100, 1_000_000, 200_000), BENCHES, THREE),
+    ("defaults 1 KB", sized(1024, 200_000, 100_000), BENCHES, THREE),
+    ("defaults 16 KB", sized(16384, 36_000, 36_000), BENCHES, THREE),
+    ("defaults 16 KB blob", sized(16384, 36_000, 36_000) + BLOB, BENCHES, THREE),
+    ("seed000 100 B", sized(100, 1_000_000, 200_000) + SEED000, BENCHES, THREE),
+    ("seed000 1 KB", sized(1024, 200_000, 100_000) + SEED000, BENCHES, THREE),
+    ("seed000 16 KB", sized(16384, 36_000, 36_000) + SEED000, BENCHES, THREE),
+    ("seed000 16 KB blob", sized(16384, 36_000, 36_000) + SEED000 + BLOB, BENCHES, THREE),
     # Ribbon against Bloom at the same bits/key: compare with the "seed000 1 KB" rows.
     ("seed000 1 KB ribbon", sized(1024, 200_000, 100_000) + SEED000 + ["--use_ribbon_filter=true"],
      "fillrandom,readrandom", ["lsmlab", "rocksdb"]),
     ("sync, 4 threads", ["--value_size=100", "--num=4000", "--sync=1", "--threads=4"],
-     "fillrandom", ["lsmlab", "rocksdb", "fjall"]),
+     "fillrandom", THREE),
     # LevelDB's cells: what its db_bench can run at equal settings (its 64 MiB buffers and tables
     # set to RocksDB's defaults; its keys are 16 bytes; it reads tables through memory maps, so
     # the others do too).

@@ -12,7 +12,12 @@ use lsmlab_cli::ycsb::{self, Phase};
 use std::collections::HashSet;
 use std::path::Path;
 
-fn bench(engine: &str, db: &Path, args: &[&str]) -> (Vec<BenchmarkRecord>, String) {
+/// `lsmlab bench ARGS --engine=ENGINE --db=DB`: its records and output, or its error.
+fn try_bench(
+    engine: &str,
+    db: &Path,
+    args: &[&str],
+) -> Result<(Vec<BenchmarkRecord>, String), String> {
     let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     a.push(format!("--engine={engine}"));
     a.push(format!("--db={}", db.display()));
@@ -23,9 +28,12 @@ fn bench(engine: &str, db: &Path, args: &[&str]) -> (Vec<BenchmarkRecord>, Strin
         panic!("help")
     };
     let mut out = Vec::new();
-    let recs = lsmlab_cli::bench::run(&flags, &explicit, &mut out, false)
-        .unwrap_or_else(|e| panic!("{engine}: {e}"));
-    (recs, String::from_utf8(out).unwrap())
+    let recs = lsmlab_cli::bench::run(&flags, &explicit, &mut out, false).map_err(|e| e.0)?;
+    Ok((recs, String::from_utf8(out).unwrap()))
+}
+
+fn bench(engine: &str, db: &Path, args: &[&str]) -> (Vec<BenchmarkRecord>, String) {
+    try_bench(engine, db, args).unwrap_or_else(|e| panic!("{engine}: {e}"))
 }
 
 fn rec<'a>(recs: &'a [BenchmarkRecord], name: &str) -> &'a BenchmarkRecord {
@@ -554,20 +562,10 @@ fn readrandom_reads_separated_values(engine: &str) {
         db.display()
     );
     let run = |benchmark: &str| {
-        let mut a: Vec<String> = blob.iter().map(|s| s.to_string()).collect();
-        a.extend([
-            format!("--benchmarks={benchmark}"),
-            "--use_existing_db=1".into(),
-            format!("--engine={engine}"),
-            format!("--db={}", db.display()),
-        ]);
-        let Parsed::Run {
-            flags, explicit, ..
-        } = parse(&a).expect("flags parse")
-        else {
-            panic!("help")
-        };
-        lsmlab_cli::bench::run(&flags, &explicit, &mut Vec::new(), false)
+        let benchmarks = format!("--benchmarks={benchmark}");
+        let mut a = vec![benchmarks.as_str(), "--use_existing_db=1"];
+        a.extend(blob);
+        try_bench(engine, &db, &a)
     };
     assert!(
         run("readmissing").is_ok(),
