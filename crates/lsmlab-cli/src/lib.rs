@@ -28,18 +28,27 @@ pub fn run(args: &[String]) -> CliResult<()> {
         Command::Stress(p) => stress::main(&p.args),
         Command::Check(p) => inspect::check_main(&p.args),
         Command::Dump(p) => inspect::dump::main(&p.args),
-        Command::Run(a) => study::run_main(&a),
-        Command::Report { dir, check_claims } => study::report_main(&dir, check_claims),
+        Command::Run(a) => study::commands::run_main(&a),
+        Command::Report { dir, check_claims } => study::commands::report_main(&dir, check_claims),
         Command::Compare {
             baseline,
             candidate,
             threshold,
             csv,
-        } => study::regression::compare_main(&baseline, &candidate, threshold, csv.as_deref()),
+        } => study::analyse::regression::compare_main(
+            &baseline,
+            &candidate,
+            threshold,
+            csv.as_deref(),
+        ),
         Command::Merge {
             dirs,
             out,
             allow_missing,
-        } => study::merge_main(&dirs, &out, study::merge::MergeOptions { allow_missing }),
+        } => study::commands::merge_main(
+            &dirs,
+            &out,
+            study::run::merge::MergeOptions { allow_missing },
+        ),
     }
 }

@@ -3,8 +3,8 @@
 //! lsmlab bench, all with --histogram (and --statistics where the tool has it). Expected
 //! values are read off the recorded files by hand.
 
-use lsmlab_cli::study::metrics::{from_bench_output, Metrics};
-use lsmlab_cli::study::parse::{parse, Output};
+use lsmlab_cli::study::run::metrics::{from_bench_output, Metrics};
+use lsmlab_cli::study::run::output::{parse, Output};
 
 fn load(name: &str) -> Output {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));

@@ -2,8 +2,9 @@
 //! table in docs/studies.md): from the parsed db_bench-format output, the engine's JSON where it
 //! has more (lsmlab), the /proc samples, and the database directory.
 
-use super::parse::{Histogram, Output};
+use super::output::{Histogram, Output};
 use super::sampler::Sample;
+use crate::study::plan::vocabulary::SIM;
 use std::collections::BTreeMap;
 
 /// Metric name → value, for one run.
@@ -147,9 +148,6 @@ fn from_statistics(m: &mut Metrics, step: &str, out: &Output) {
         }
     }
 }
-
-/// The FSLSM study's metrics of the `sim` block (`STEP.sim.NAME`; docs/metrics.md).
-pub const SIM: &[&str] = &["read_amp", "write_amp", "major_mb", "minor_mb", "latency_s"];
 
 /// lsmlab's own figures from its `--json` (bench: per benchmark; ycsb: the phase).
 pub fn from_lsmlab_json(m: &mut Metrics, step_label: &str, doc: &serde_json::Value) {
@@ -306,7 +304,7 @@ pub fn dir_bytes(dir: &std::path::Path) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::study::parse::parse;
+    use crate::study::run::output::parse;
 
     #[test]
     fn leveldb_ops_per_sec_comes_from_micros_per_op_and_threads() {

@@ -6,6 +6,8 @@
 
 use super::metrics::Metrics;
 use crate::error::{CliError, CliResult};
+use crate::study::plan::matrix::RunKey;
+use crate::study::text::csv_line;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -97,23 +99,6 @@ pub fn write_atomic(path: &Path, text: &str) -> CliResult<()> {
         .map_err(|e| CliError::new(format!("writing {}: {e}", path.display())))
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// Joins fields into one CSV line.
-pub fn csv_line(fields: &[String]) -> String {
-    fields
-        .iter()
-        .map(|f| csv_field(f))
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 /// `runs.csv`: schema_version, run, cell, engine, rep, order, one column per axis, metric,
 /// value — one row per run and metric, successful runs only.
 pub fn runs_csv(records: &[RunRecord], axes: &[String]) -> String {
@@ -155,11 +140,7 @@ pub fn runs_csv(records: &[RunRecord], axes: &[String]) -> String {
 
 impl RunRecord {
     /// A run about to start: `ok` until it fails, no metrics yet.
-    pub fn starting(
-        key: &super::matrix::RunKey,
-        axes: Vec<(String, String)>,
-        order: usize,
-    ) -> RunRecord {
+    pub fn starting(key: &RunKey, axes: Vec<(String, String)>, order: usize) -> RunRecord {
         RunRecord {
             schema: SCHEMA_VERSION,
             id: key.id(),
@@ -191,7 +172,7 @@ impl RunRecord {
         metric: &str,
         v: f64,
     ) -> RunRecord {
-        let key = super::matrix::RunKey {
+        let key = RunKey {
             cell,
             engine: engine.into(),
             rep,
@@ -207,16 +188,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn csv_quotes_what_needs_it() {
-        assert_eq!(
-            csv_line(&["a".into(), "b,c".into(), "say \"x\"".into()]),
-            "a,\"b,c\",\"say \"\"x\"\"\""
-        );
-    }
-
-    #[test]
     fn runs_csv_has_one_row_per_metric_of_ok_runs() {
-        let key = crate::study::matrix::RunKey {
+        let key = RunKey {
             cell: 1,
             engine: "lsmlab".into(),
             rep: 0,

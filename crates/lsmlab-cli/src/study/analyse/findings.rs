@@ -3,10 +3,9 @@
 //! setting of each metric, then engine against engine. Only what the 95 % CIs separate is
 //! stated as a finding; the rest is counted, or listed as "not separated" when few.
 
-use super::analysis::{CompareRow, SummaryRow, NOISY_CV};
-use super::figures::higher_is_better;
-use super::matrix::Cell;
-use super::report::num;
+use super::summary::{higher_is_better, CompareRow, SummaryRow, NOISY_CV};
+use crate::study::plan::matrix::Cell;
+use crate::study::text::significant;
 
 /// A titled group of findings.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,9 +49,9 @@ fn ratio_text(r: &CompareRow) -> String {
     let ci = if r.ratio.ci_lo.is_finite() {
         format!(
             " [{}, {}] p={}",
-            num(r.ratio.ci_lo),
-            num(r.ratio.ci_hi),
-            num(r.ratio.p)
+            significant(r.ratio.ci_lo),
+            significant(r.ratio.ci_hi),
+            significant(r.ratio.p)
         )
     } else {
         " (one pair, no CI)".to_string()
@@ -62,7 +61,7 @@ fn ratio_text(r: &CompareRow) -> String {
     } else {
         format!(" [{}]", r.flags.join(", "))
     };
-    format!("{}×{ci}{flags}", num(r.ratio.ratio))
+    format!("{}×{ci}{flags}", significant(r.ratio.ratio))
 }
 
 impl Sources<'_> {
@@ -201,9 +200,9 @@ pub fn findings(s: &Sources) -> Vec<Section> {
                 let label = s.cells.get(b.cell).map(|c| c.label()).unwrap_or_default();
                 best.push(format!(
                     "{m} on {e}: {label} ({} [{}, {}]), {} than every other setting{}",
-                    num(b.stats.mean),
-                    num(b.stats.ci_lo),
-                    num(b.stats.ci_hi),
+                    significant(b.stats.mean),
+                    significant(b.stats.ci_lo),
+                    significant(b.stats.ci_hi),
                     if hi { "higher" } else { "lower" },
                     s.note(e)
                 ));
@@ -283,7 +282,7 @@ pub fn findings(s: &Sources) -> Vec<Section> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::study::statistics::{describe, Ratio};
+    use crate::study::analyse::statistics::{describe, Ratio};
 
     /// `kind, metric, a, b, context, axis` and the ratio with its CI.
     fn row(t: [&str; 6], r: f64, lo: f64, hi: f64) -> CompareRow {

@@ -1,9 +1,10 @@
 //! From run records to `summary.csv`/`summary.json` (per cell, engine and metric) and
 //! `compare.csv` (engine vs engine and variant vs variant, paired by repetition).
 
-use super::matrix::Cell;
-use super::results::{csv_line, RunRecord};
 use super::statistics::{describe, paired_ratio, Describe, Ratio};
+use crate::study::plan::matrix::Cell;
+use crate::study::run::results::RunRecord;
+use crate::study::text::{csv_line, csv_number};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -200,12 +201,11 @@ pub fn compare(
     out
 }
 
-fn num(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.6}")
-    } else {
-        String::new()
-    }
+/// Higher is better for throughput-like metrics; lower for latency, amplification, size, FPR.
+pub fn higher_is_better(metric: &str) -> bool {
+    metric.contains("ops_per_sec")
+        || metric.contains("mb_per_sec")
+        || metric.contains("found_fraction")
 }
 
 /// `summary.csv`.
@@ -237,7 +237,7 @@ pub fn summary_csv(rows: &[SummaryRow], cells: &[Cell]) -> String {
         row.push(r.metric.clone());
         row.push(d.n.to_string());
         for x in [d.mean, d.sd, d.cv, d.ci_lo, d.ci_hi, d.median, d.min, d.max] {
-            row.push(num(x));
+            row.push(csv_number(x));
         }
         row.push(r.outlier_runs.join(" "));
         out.push_str(&csv_line(&row));
@@ -258,10 +258,10 @@ pub fn compare_csv(rows: &[CompareRow]) -> String {
             r.context.clone(),
             r.axis.clone(),
             r.ratio.n.to_string(),
-            num(r.ratio.ratio),
-            num(r.ratio.ci_lo),
-            num(r.ratio.ci_hi),
-            num(r.ratio.p),
+            csv_number(r.ratio.ratio),
+            csv_number(r.ratio.ci_lo),
+            csv_number(r.ratio.ci_hi),
+            csv_number(r.ratio.p),
             r.flags.join(" "),
         ]));
         out.push('\n');
@@ -325,5 +325,12 @@ mod tests {
         let s = summary_csv(&summary, &cells);
         assert!(s.starts_with("cell,engine,bits,metric,n,mean"));
         assert!(s.contains("c001,lsmlab,10,x.ops_per_sec,3,300.000000"));
+    }
+
+    #[test]
+    fn direction_of_metrics() {
+        assert!(higher_is_better("readrandom.ops_per_sec"));
+        assert!(!higher_is_better("readrandom.p99_us"));
+        assert!(!higher_is_better("fillrandom.write_amp"));
     }
 }

@@ -11,10 +11,11 @@
 //! real regression of many times the noise passes, a lone borderline interval among hundreds
 //! does not.
 
-use super::results::{self, RunRecord};
 use super::statistics::{p_two_sided, t975};
-use super::Expanded;
 use crate::error::{CliError, CliResult};
+use crate::study::run::expanded::Expanded;
+use crate::study::run::results::{self, RunRecord};
+use crate::study::text::csv_line;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -241,7 +242,7 @@ pub fn csv(changes: &[Change]) -> String {
         "cell,engine,metric,n_baseline,n_candidate,change_pct,ci95_lo_pct,ci95_hi_pct,p,p_beyond,verdict\n"
             .to_string();
     for c in changes {
-        out.push_str(&results::csv_line(&[
+        out.push_str(&csv_line(&[
             c.cell.clone(),
             c.engine.clone(),
             c.metric.clone(),

@@ -4,9 +4,12 @@
 //! Options are checked against each engine before anything runs: a flag one engine lacks is an
 //! error naming the engine and the flag, never a silent default that would compare unlike runs.
 
-use super::plan::{value_text, Plan, Step, StepKind, Table};
 use crate::engine::EngineKind;
 use crate::error::{CliError, CliResult};
+use crate::study::plan::matrix::{step_cell, Cell};
+use crate::study::plan::spec::{Plan, Step, StepKind, Table};
+use crate::study::plan::vocabulary::LEVELDB_BENCHMARKS;
+use crate::study::text::value_text;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -53,32 +56,6 @@ pub struct Engine {
     /// Flags the binary accepts (RocksDB: read from `--help`).
     known_flags: Option<BTreeSet<String>>,
 }
-
-/// LevelDB 1.23's db_bench benchmarks.
-pub(crate) const LEVELDB_BENCHMARKS: &[&str] = &[
-    "fillseq",
-    "fillsync",
-    "fillrandom",
-    "overwrite",
-    "fill100K",
-    "deleteseq",
-    "deleterandom",
-    "readseq",
-    "readreverse",
-    "readrandom",
-    "readmissing",
-    "seekrandom",
-    "seekordered",
-    "readhot",
-    "readrandomsmall",
-    "readwhilewriting",
-    "compact",
-    "crc32c",
-    "snappycomp",
-    "snappyuncomp",
-    "stats",
-    "sstables",
-];
 
 /// The environment variable that names an engine's binary: `LSMLAB_ROCKSDB_BINARY` for
 /// `rocksdb`, `LSMLAB_LSMLAB_LEVELDB_BINARY` for `lsmlab-leveldb`.
@@ -420,11 +397,11 @@ impl Engine {
     }
 
     /// Checks every step of every cell on this engine before anything runs.
-    pub fn check(&self, plan: &Plan, cells: &[super::matrix::Cell]) -> CliResult<()> {
+    pub fn check(&self, plan: &Plan, cells: &[Cell]) -> CliResult<()> {
         let tmp = Path::new("/nonexistent");
         for c in cells {
             for (i, step) in plan.steps.iter().enumerate() {
-                let (flags, props) = step_settings(plan, step, &super::load::step_cell(plan, c, i));
+                let (flags, props) = step_settings(plan, step, &step_cell(plan, c, i));
                 if self.kind == Kind::Lsmlab {
                     for (k, _) in &flags {
                         if step.kind(i)? != StepKind::Bench && step.kind(i)? != StepKind::Settle {
@@ -476,7 +453,7 @@ pub type Settings = Vec<(String, String)>;
 
 /// The flags and properties of `step` in `cell`: plan, then step, then the cell's axes
 /// (an axis named `workload` only selects the YCSB workload).
-pub fn step_settings(plan: &Plan, step: &Step, cell: &super::matrix::Cell) -> (Settings, Settings) {
+pub fn step_settings(plan: &Plan, step: &Step, cell: &Cell) -> (Settings, Settings) {
     let axes = cell.values.iter().cloned();
     let flags: Vec<(String, String)> = pairs(&plan.flags)
         .chain(pairs(&step.flags))
@@ -531,7 +508,7 @@ pub fn version_of(engine: &Engine) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::study::matrix::{expand, Cell};
+    use crate::study::plan::matrix::expand;
 
     /// The command line engine `e` gets for step `i` of the plan's first cell.
     fn args_of(e: &Engine, p: &Plan, cells: &[Cell], i: usize) -> Vec<String> {

@@ -8,10 +8,11 @@
 //! the machines and anything missing, for the report.
 
 use super::environment::Environment;
-use super::matrix::RunKey;
+use super::expanded::Expanded;
+use super::load::copy_dir;
 use super::shard::Shard;
-use super::Expanded;
 use crate::error::{CliError, CliResult};
+use crate::study::plan::matrix::RunKey;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -263,7 +264,7 @@ pub fn merge(
     for s in &shards {
         for run in &s.finished {
             let to = out.join("runs").join(run);
-            super::load::copy_dir(&s.dir.join("runs").join(run), &to).map_err(CliError::new)?;
+            copy_dir(&s.dir.join("runs").join(run), &to).map_err(CliError::new)?;
             renumber(&to.join("result.json"), position[run.as_str()])?;
         }
     }
@@ -316,7 +317,7 @@ fn copy_loads(shards: &[ShardDir], out: &Path) -> CliResult<()> {
             if name == "built.log" {
                 built += &std::fs::read_to_string(e.path()).map_err(|x| io_err(&e.path(), x))?;
             } else if !name.ends_with(".partial") && !target.exists() {
-                super::load::copy_dir(&e.path(), &target).map_err(CliError::new)?;
+                copy_dir(&e.path(), &target).map_err(CliError::new)?;
             }
         }
     }

@@ -7,7 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// The font every plot uses, compiled in.
-static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+static FONT: &[u8] = include_bytes!("../../../assets/DejaVuSans.ttf");
 const FAMILY: &str = "sans-serif";
 
 fn register_font() {

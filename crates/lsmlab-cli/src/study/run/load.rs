@@ -12,13 +12,13 @@
 //! `loads/built.log`. A load's database is removed after the last run that needs it.
 
 use super::engines::{step_settings, Engine};
-use super::matrix::{Cell, RunKey};
+use super::expanded::fingerprint;
 use super::metrics::Metrics;
-use super::plan::Plan;
-use super::runner::{self, Context};
+use super::steps::{engine_named, run_steps, Context, TIMESERIES_HEADER};
 use crate::error::{CliError, CliResult};
+use crate::study::plan::matrix::{load_cell, Cell, RunKey};
+use crate::study::plan::spec::Plan;
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -69,32 +69,6 @@ impl Loaded {
     }
 }
 
-/// The cell as the load steps see it: without `load.skip_axes`.
-pub fn load_cell(plan: &Plan, cell: &Cell) -> Cell {
-    let skip = plan
-        .load
-        .as_ref()
-        .map(|l| l.skip_axes.as_slice())
-        .unwrap_or(&[]);
-    Cell {
-        index: cell.index,
-        values: cell
-            .values
-            .iter()
-            .filter(|(k, _)| !skip.contains(k))
-            .cloned()
-            .collect(),
-    }
-}
-
-/// The cell whose settings step `i` runs with: the load cell for a load step.
-pub fn step_cell<'c>(plan: &Plan, cell: &'c Cell, i: usize) -> Cow<'c, Cell> {
-    match &plan.load {
-        Some(l) if i < l.steps => Cow::Owned(load_cell(plan, cell)),
-        _ => Cow::Borrowed(cell),
-    }
-}
-
 /// The key of the load of `cell` on `engine`, if the plan has a load: a fingerprint of the
 /// engine and of every load step's arguments (with a placeholder database path).
 pub fn key(plan: &Plan, cell: &Cell, engine: &Engine) -> CliResult<Option<String>> {
@@ -110,7 +84,7 @@ pub fn key(plan: &Plan, cell: &Cell, engine: &Engine) -> CliResult<Option<String
         parts.push(args.join("\u{1f}"));
     }
     let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-    Ok(Some(super::fingerprint(&parts)))
+    Ok(Some(fingerprint(&parts)))
 }
 
 /// Copies the directory `from` to `to` (created), files and subdirectories.
@@ -167,7 +141,7 @@ impl Loads {
             let k = match loads.keys.get(&slot) {
                 Some(k) => k.clone(),
                 None => {
-                    let engine = runner::engine_named(engines, &run.engine)?;
+                    let engine = engine_named(engines, &run.engine)?;
                     let k = key(plan, &cells[run.cell], engine)?.unwrap_or_default();
                     loads.keys.insert(slot, k.clone());
                     k
@@ -231,13 +205,13 @@ impl Loads {
         std::fs::create_dir_all(&partial).map_err(|e| io(&partial, e))?;
         std::fs::create_dir_all(ctx.db_dir).map_err(|e| io(ctx.db_dir, e))?;
         let cell = load_cell(ctx.plan, &ctx.cells[run.cell]);
-        let engine = runner::engine_named(ctx.engines, &run.engine)?;
+        let engine = engine_named(ctx.engines, &run.engine)?;
         let started = Instant::now();
-        let o = runner::run_steps(ctx.plan, engine, &cell, 0..steps, &partial_db, &partial)?;
+        let o = run_steps(ctx.plan, engine, &cell, 0..steps, &partial_db, &partial)?;
         let seconds = started.elapsed().as_secs_f64();
         std::fs::write(
             partial.join("timeseries.csv"),
-            String::from(runner::TIMESERIES_HEADER) + &o.timeseries,
+            String::from(TIMESERIES_HEADER) + &o.timeseries,
         )
         .map_err(|e| io(&partial, e))?;
         if !o.error.is_empty() {

@@ -2,15 +2,18 @@
 //! inline CSS, no JavaScript, no network), plus `plots/*.svg|png`. Built only from the files of
 //! the directory, so `lsmlab report DIR` redraws it anywhere.
 
-use super::analysis::{CompareRow, SummaryRow, NOISY_CV};
-use super::claims::Outcome;
-use super::environment::Environment;
-use super::figures::{self, Panel};
-use super::findings::{Section, Sources};
+use super::panels::{self, Panel};
 use super::plots::{self, Chart};
-use super::results::RunRecord;
-use super::Expanded;
 use crate::error::{CliError, CliResult};
+use crate::study::analyse::findings::{self, Section, Sources};
+use crate::study::analyse::summary::{CompareRow, SummaryRow, NOISY_CV};
+use crate::study::analyse::verdicts::Outcome;
+use crate::study::plan::spec::step_label;
+use crate::study::run::environment::Environment;
+use crate::study::run::expanded::Expanded;
+use crate::study::run::merge::MergeRecord;
+use crate::study::run::results::RunRecord;
+use crate::study::text::{significant, value_text};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -52,26 +55,9 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A number with about four significant digits.
-pub fn num(v: f64) -> String {
-    if !v.is_finite() {
-        return "–".into();
-    }
-    let a = v.abs();
-    if a >= 1000.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 0.1 {
-        format!("{v:.3}")
-    } else {
-        format!("{v:.4}")
-    }
-}
-
 fn ci(lo: f64, hi: f64) -> String {
     if lo.is_finite() && hi.is_finite() {
-        format!("[{}, {}]", num(lo), num(hi))
+        format!("[{}, {}]", significant(lo), significant(hi))
     } else {
         "– (one run)".into()
     }
@@ -105,7 +91,7 @@ fn crossovers(chart: &mut Chart) -> Vec<String> {
     }
     let mut notes = Vec::new();
     for e in engines {
-        let of: Vec<&super::plots::Series> = chart
+        let of: Vec<&plots::Series> = chart
             .series
             .iter()
             .filter(|s| engine_of(&s.name) == e)
@@ -119,13 +105,13 @@ fn crossovers(chart: &mut Chart) -> Vec<String> {
         } else {
             format!(" on {e}")
         };
-        match figures::crossover(b, a) {
+        match panels::crossover(b, a) {
             Some((x, b_above)) => {
                 let label = chart
                     .categories
                     .as_ref()
                     .and_then(|c| c.get(x as usize).cloned())
-                    .unwrap_or_else(|| num(x));
+                    .unwrap_or_else(|| significant(x));
                 let winner = if b_above { &b.name } else { &a.name };
                 let text = format!("from {label}: {winner} ahead (CIs apart)");
                 notes.push(format!("{}{who}: {text}", chart.title));
@@ -183,7 +169,7 @@ fn findings(input: &Input, drawn: &[Drawn]) -> Vec<Section> {
         crossovers: drawn.iter().flat_map(|d| d.crossovers.clone()).collect(),
         engine_notes: engine_notes(input),
     };
-    super::findings::findings(&sources)
+    findings::findings(&sources)
 }
 
 /// Notes that go wherever an engine's figures appear: what its output warned makes it slow
@@ -235,13 +221,13 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
                     })
                     .collect();
                 items.extend(
-                    figures::timeseries(f, input.dir, &ids)
+                    panels::timeseries(f, input.dir, &ids)
                         .into_iter()
                         .map(|c| (c, None)),
                 );
             }
             "table" => {
-                for p in figures::panels(
+                for p in panels::panels(
                     f,
                     input.summary,
                     &input.expanded.cells,
@@ -251,7 +237,7 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
                 }
             }
             _ => {
-                for mut p in figures::panels(
+                for mut p in panels::panels(
                     f,
                     input.summary,
                     &input.expanded.cells,
@@ -300,7 +286,7 @@ fn table_rows(p: &Panel) -> Vec<[String; 8]> {
             if !t.row.outlier_runs.is_empty() {
                 flags.push(format!("outliers: {}", t.row.outlier_runs.join(" ")));
             }
-            let (y, lo, hi) = figures::point_of(d);
+            let (y, lo, hi) = panels::point_of(d);
             if d.gmean.is_finite() {
                 flags.push("geometric".to_string());
             }
@@ -309,7 +295,7 @@ fn table_rows(p: &Panel) -> Vec<[String; 8]> {
                 t.series.clone(),
                 t.engine.clone(),
                 d.n.to_string(),
-                num(y),
+                significant(y),
                 ci(lo, hi),
                 if d.cv.is_finite() {
                     format!("{:.1} %", d.cv * 100.0)
@@ -406,7 +392,7 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
     let flags: Vec<String> = plan
         .flags
         .iter()
-        .map(|(k, v)| format!("--{k}={}", super::plan::value_text(v)))
+        .map(|(k, v)| format!("--{k}={}", value_text(v)))
         .collect();
     let setup: Vec<(String, String)> = vec![
         (
@@ -440,7 +426,7 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
             plan.steps
                 .iter()
                 .enumerate()
-                .map(|(i, s)| super::runner::step_label(s, i))
+                .map(|(i, s)| step_label(s, i))
                 .collect::<Vec<_>>()
                 .join(" → "),
         ),
@@ -450,7 +436,7 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
     // A merged study says how it was split, and what it lacks (`lsmlab merge`).
     if let Some(m) = std::fs::read_to_string(input.dir.join("merge.json"))
         .ok()
-        .and_then(|t| serde_json::from_str::<super::merge::MergeRecord>(&t).ok())
+        .and_then(|t| serde_json::from_str::<MergeRecord>(&t).ok())
     {
         setup.push((
             "shards".into(),
@@ -725,13 +711,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escaping_and_numbers() {
+    fn escaping_and_slugs() {
         assert_eq!(esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
         assert_eq!(esc_code("a `m<1` b"), "a <code>m&lt;1</code> b");
-        assert_eq!(num(123456.7), "123457");
-        assert_eq!(num(12.34), "12.3");
-        assert_eq!(num(0.01234), "0.0123");
-        assert_eq!(num(f64::NAN), "–");
         assert_eq!(slug("Reads: ops/s (bloom)"), "reads-ops-s-bloom");
     }
 }

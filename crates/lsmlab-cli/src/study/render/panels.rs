@@ -1,10 +1,11 @@
 //! From the summary to the figures a plan names: one chart per metric and per combination of
 //! the axes that are neither on x nor the series, with the table of the same numbers.
 
-use super::analysis::SummaryRow;
-use super::matrix::Cell;
-use super::plan::Figure;
 use super::plots::{Chart, Point, Series};
+use crate::study::analyse::statistics::Describe;
+use crate::study::analyse::summary::SummaryRow;
+use crate::study::plan::matrix::Cell;
+use crate::study::plan::spec::Figure;
 use std::path::Path;
 
 /// A row of a figure's table.
@@ -60,16 +61,9 @@ pub fn axes_of(f: &Figure, axes: &[String]) -> (String, String) {
     (x, series)
 }
 
-/// Higher is better for throughput-like metrics; lower for latency, amplification, size, FPR.
-pub fn higher_is_better(metric: &str) -> bool {
-    metric.contains("ops_per_sec")
-        || metric.contains("mb_per_sec")
-        || metric.contains("found_fraction")
-}
-
 /// The point a panel draws for a summary row: for a quantity whose runs are all above 0, the
 /// geometric mean and its 95 % CI in log space (never below 0); else the mean and its t CI.
-pub fn point_of(d: &super::statistics::Describe) -> (f64, f64, f64) {
+pub fn point_of(d: &Describe) -> (f64, f64, f64) {
     if d.gmean.is_finite() {
         (d.gmean, d.gci_lo, d.gci_hi)
     } else {
@@ -435,7 +429,7 @@ mod tests {
 
     #[test]
     fn engines_are_never_mixed_in_a_series() {
-        use crate::study::statistics::describe;
+        use crate::study::analyse::statistics::describe;
         let cells: Vec<Cell> = [
             ("5", "false"),
             ("5", "true"),
@@ -492,7 +486,7 @@ mod tests {
 
     #[test]
     fn a_bar_that_dwarfs_the_others_gets_a_log_axis() {
-        use crate::study::statistics::describe;
+        use crate::study::analyse::statistics::describe;
         let cells: Vec<Cell> = (0..3)
             .map(|i| Cell {
                 index: i,
@@ -517,12 +511,5 @@ mod tests {
             p[0].chart.categories.as_deref(),
             Some(&["0".to_string(), "1".into(), "2".into()][..])
         );
-    }
-
-    #[test]
-    fn direction_of_metrics() {
-        assert!(higher_is_better("readrandom.ops_per_sec"));
-        assert!(!higher_is_better("readrandom.p99_us"));
-        assert!(!higher_is_better("fillrandom.write_amp"));
     }
 }

@@ -3,22 +3,50 @@
 //! A misspelt name is refused with the plan line and the nearest known name, because a figure
 //! or claim on a metric no run produces would silently show nothing.
 
-use super::metrics::SIM;
-use super::plan::{Plan, StepKind};
+use super::spec::{step_label, Plan, StepKind};
 use crate::error::{CliError, CliResult};
+
+/// LevelDB 1.23's db_bench benchmarks.
+pub const LEVELDB_BENCHMARKS: &[&str] = &[
+    "fillseq",
+    "fillsync",
+    "fillrandom",
+    "overwrite",
+    "fill100K",
+    "deleteseq",
+    "deleterandom",
+    "readseq",
+    "readreverse",
+    "readrandom",
+    "readmissing",
+    "seekrandom",
+    "seekordered",
+    "readhot",
+    "readrandomsmall",
+    "readwhilewriting",
+    "compact",
+    "crc32c",
+    "snappycomp",
+    "snappyuncomp",
+    "stats",
+    "sstables",
+];
+
+/// The FSLSM study's metrics of the `sim` block (`STEP.sim.NAME`; docs/metrics.md).
+pub const SIM: &[&str] = &["read_amp", "write_amp", "major_mb", "minor_mb", "latency_s"];
 
 /// Benchmarks any of the engines knows (lsmlab's, the db_bench ones lsmlab refuses, LevelDB's).
 fn known_benchmark(name: &str) -> bool {
     crate::flags::BENCHMARKS.contains(&name)
         || crate::flags::REFUSED_BENCHMARKS.contains(&name)
-        || super::engines::LEVELDB_BENCHMARKS.contains(&name)
+        || LEVELDB_BENCHMARKS.contains(&name)
 }
 
 fn all_benchmarks() -> impl Iterator<Item = &'static str> {
     crate::flags::BENCHMARKS
         .iter()
         .chain(crate::flags::REFUSED_BENCHMARKS)
-        .chain(super::engines::LEVELDB_BENCHMARKS)
+        .chain(LEVELDB_BENCHMARKS)
         .copied()
 }
 
@@ -136,7 +164,7 @@ pub fn metrics(plan: &Plan) -> (Vec<String>, Vec<String>) {
     let (mut runs, mut load) = (Vec::new(), Vec::new());
     for (i, step) in plan.steps.iter().enumerate() {
         let out = if i < load_steps { &mut load } else { &mut runs };
-        let label = super::runner::step_label(step, i);
+        let label = step_label(step, i);
         let Ok(kind) = step.kind(i) else {
             continue;
         };

@@ -5,8 +5,10 @@
 //! the plan's seed and r, so that slow drift of the machine (heat, page cache, a neighbour)
 //! spreads over all variants instead of landing on whichever ran last.
 
-use super::plan::{value_text, Plan};
+use super::spec::Plan;
+use crate::study::text::value_text;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// One point of the matrix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,6 +133,32 @@ pub fn order(
         out.extend(block);
     }
     out
+}
+
+/// The cell as the load steps see it: without `load.skip_axes`.
+pub fn load_cell(plan: &Plan, cell: &Cell) -> Cell {
+    let skip = plan
+        .load
+        .as_ref()
+        .map(|l| l.skip_axes.as_slice())
+        .unwrap_or(&[]);
+    Cell {
+        index: cell.index,
+        values: cell
+            .values
+            .iter()
+            .filter(|(k, _)| !skip.contains(k))
+            .cloned()
+            .collect(),
+    }
+}
+
+/// The cell whose settings step `i` runs with: the load cell for a load step.
+pub fn step_cell<'c>(plan: &Plan, cell: &'c Cell, i: usize) -> Cow<'c, Cell> {
+    match &plan.load {
+        Some(l) if i < l.steps => Cow::Owned(load_cell(plan, cell)),
+        _ => Cow::Borrowed(cell),
+    }
 }
 
 #[cfg(test)]

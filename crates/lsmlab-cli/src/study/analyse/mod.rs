@@ -1,0 +1,10 @@
+//! The analyse stage. Takes the run records of a results directory with its expanded plan; gives
+//! numbers and words: summaries with confidence intervals, paired ratios between variants, the
+//! verdict on each of the plan's claims, the findings the report opens with, and the comparison
+//! of two results directories. Draws nothing and writes no report.
+
+pub mod findings;
+pub mod regression;
+pub mod statistics;
+pub mod summary;
+pub mod verdicts;
