@@ -37,16 +37,64 @@ fn from_cwd(path: &str) -> String {
     path.to_string()
 }
 
-/// `lsmlab run`.
+/// Where a study comes from: a plan file, or a results directory that `--resume` continues.
+struct Source {
+    /// The results directory.
+    dir: PathBuf,
+    /// The plan's text, as given or as the directory recorded it.
+    plan_text: String,
+    /// The scale run.
+    scale: Option<String>,
+    /// The run order's seed a resumed study was started with.
+    seed: Option<u64>,
+    /// The shard this directory runs.
+    shard: Option<shard::Shard>,
+    /// Where the plan's relative engine binaries start.
+    plan_dir: PathBuf,
+    /// The repetitions a resumed study was started with.
+    repetitions: Option<u32>,
+}
+
+/// A study expanded: its plan at its scale, cells, engines resolved and run order.
+struct Prepared {
+    /// The plan as written.
+    given: Plan,
+    /// The plan at its scale, with the command line's repetitions and binaries.
+    plan: Plan,
+    cells: Vec<matrix::Cell>,
+    engines: Vec<Engine>,
+    order: Vec<matrix::RunKey>,
+    seed: u64,
+    /// What `plan.json` records.
+    expanded: Expanded,
+    /// The plan hash of results directories written before the hash left repetitions out.
+    legacy_hash: String,
+    /// Estimated seconds per run and per load.
+    per_run: f64,
+    per_load: f64,
+}
+
+/// `lsmlab run`: the plan read, expanded into runs, the runs run, the results finished.
 pub fn run_main(args: &RunArgs) -> CliResult<()> {
     let lsmlab_bin = match &args.lsmlab {
         Some(p) => p.clone(),
         None => std::env::current_exe()
             .map_err(|e| CliError::new(format!("cannot find the lsmlab program: {e}")))?,
     };
-    let (dir, plan_text, scale_arg, seed_arg, shard_arg, plan_dir, reps_recorded) = match &args
-        .resume
-    {
+    let src = source(args)?;
+    let prepared = expand(args, &src, &lsmlab_bin)?;
+    if args.dry_run {
+        dry_run(&src, prepared)?;
+        return Ok(());
+    }
+    run_all(args, &src, prepared)?;
+    finish(&src.dir)?.conclude(args.check_claims)
+}
+
+/// The plan and results directory of `lsmlab run`: from `--resume`'s directory, else from the
+/// plan file, `--scale`, `--out` and `--shard`.
+fn source(args: &RunArgs) -> CliResult<Source> {
+    let (dir, plan_text, scale, seed, shard, plan_dir, repetitions) = match &args.resume {
         Some(dir) => {
             let e: Expanded = serde_json::from_str(
                 &std::fs::read_to_string(dir.join("plan.json"))
@@ -92,7 +140,22 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
             (dir, text, scale, None, shard, plan_dir, None)
         }
     };
-    let given = Plan::parse(&plan_text)?;
+    Ok(Source {
+        dir,
+        plan_text,
+        scale,
+        seed,
+        shard,
+        plan_dir,
+        repetitions,
+    })
+}
+
+/// The plan at its scale expanded into cells, engines and the run order.
+fn expand(args: &RunArgs, src: &Source, lsmlab_bin: &Path) -> CliResult<Prepared> {
+    let (plan_text, scale_arg, seed_arg) = (&src.plan_text, &src.scale, src.seed);
+    let (shard_arg, plan_dir, reps_recorded) = (src.shard, &src.plan_dir, src.repetitions);
+    let given = Plan::parse(plan_text)?;
     let mut plan = given.scaled(scale_arg.as_deref());
     if let Some(r) = args.repetitions {
         if r == 0 {
@@ -141,10 +204,10 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
     let mut engines: Vec<Engine> = plan
         .engines
         .iter()
-        .map(|n| Engine::resolve(&plan, n, &lsmlab_bin, &plan_dir))
+        .map(|n| Engine::resolve(&plan, n, lsmlab_bin, plan_dir))
         .collect::<CliResult<_>>()?;
     for n in plan.optional_engines.clone() {
-        match Engine::resolve(&plan, &n, &lsmlab_bin, &plan_dir) {
+        match Engine::resolve(&plan, &n, lsmlab_bin, plan_dir) {
             Ok(e) => {
                 engines.push(e);
                 plan.engines.push(n);
@@ -163,10 +226,10 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
     let keep = |c: usize| shard_arg.is_none_or(|s| s.has(c));
     let order = matrix::order(&cells, &plan.engines, plan.repetitions, seed, keep);
     // The plan and scale make a study; its repetitions may grow on --resume --repetitions N.
-    let plan_hash = fingerprint(&[&plan_text, scale_arg.as_deref().unwrap_or("")]);
+    let plan_hash = fingerprint(&[plan_text, scale_arg.as_deref().unwrap_or("")]);
     // Results directories written before the hash left repetitions out.
     let legacy_hash = fingerprint(&[
-        &plan_text,
+        plan_text,
         scale_arg.as_deref().unwrap_or(""),
         &plan.repetitions.to_string(),
     ]);
@@ -203,23 +266,50 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         Some(_) => 0.0,
         None => guess_seconds(&plan, 0..load_steps),
     };
-    if args.dry_run {
+    Ok(Prepared {
+        given,
+        plan,
+        cells,
+        engines,
+        order,
+        seed,
+        expanded,
+        legacy_hash,
+        per_run,
+        per_load,
+    })
+}
+
+/// `--dry-run`: what would run, in which order, and about how long it would take.
+fn dry_run(src: &Source, p: Prepared) -> CliResult<()> {
+    let scale_arg = &src.scale;
+    let Prepared {
+        given,
+        plan,
+        cells,
+        engines,
+        order,
+        seed,
+        per_run,
+        per_load,
+        ..
+    } = p;
+    println!(
+        "plan: {} (scale {}, {} repetitions, seed {seed})",
+        plan.title,
+        scale_arg.as_deref().unwrap_or("none"),
+        plan.repetitions
+    );
+    for e in &engines {
+        println!("engine {}: {}", e.name, e.binary);
+    }
+    println!("{} cells:", cells.len());
+    for c in &cells {
+        println!("  {} {}", c.id(), c.label());
+    }
+    if let Some(l) = &plan.load {
+        let loads = load::Loads::new(&plan, &cells, &engines, &order)?;
         println!(
-            "plan: {} (scale {}, {} repetitions, seed {seed})",
-            plan.title,
-            scale_arg.as_deref().unwrap_or("none"),
-            plan.repetitions
-        );
-        for e in &engines {
-            println!("engine {}: {}", e.name, e.binary);
-        }
-        println!("{} cells:", cells.len());
-        for c in &cells {
-            println!("  {} {}", c.id(), c.label());
-        }
-        if let Some(l) = &plan.load {
-            let loads = load::Loads::new(&plan, &cells, &engines, &order)?;
-            println!(
                 "load: steps 0-{}, {} loads, built once each; every run starts from a copy of its cell's load{}",
                 l.steps - 1,
                 loads.count(),
@@ -229,38 +319,53 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
                     format!(" (the load leaves out {})", l.skip_axes.join(", "))
                 }
             );
-            let mut by_key: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
-            for c in &cells {
-                for e in &engines {
-                    if let Some(k) = loads.key_of(c.index, &e.name) {
-                        by_key
-                            .entry((k.to_string(), e.name.clone()))
-                            .or_default()
-                            .push(c.id());
-                    }
+        let mut by_key: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+        for c in &cells {
+            for e in &engines {
+                if let Some(k) = loads.key_of(c.index, &e.name) {
+                    by_key
+                        .entry((k.to_string(), e.name.clone()))
+                        .or_default()
+                        .push(c.id());
                 }
             }
-            for ((k, e), cs) in &by_key {
-                println!("  load {k} {e}: {}", cs.join(" "));
-            }
         }
-        println!("{} runs in this order:", order.len());
-        for (i, k) in order.iter().enumerate() {
-            println!("  {:>4} {}", i + 1, k.id());
+        for ((k, e), cs) in &by_key {
+            println!("  load {k} {e}: {}", cs.join(" "));
         }
-        let loads = load::Loads::new(&plan, &cells, &engines, &order)?.count();
-        println!(
-            "estimate: {:.0} s per run, {:.1} min in all{}",
-            per_run,
-            (per_run * order.len() as f64 + per_load * loads as f64) / 60.0,
-            if given.scale.values().any(|s| s.seconds_per_run.is_some()) {
-                ""
-            } else {
-                " (guessed from operation counts)"
-            }
-        );
-        return Ok(());
     }
+    println!("{} runs in this order:", order.len());
+    for (i, k) in order.iter().enumerate() {
+        println!("  {:>4} {}", i + 1, k.id());
+    }
+    let loads = load::Loads::new(&plan, &cells, &engines, &order)?.count();
+    println!(
+        "estimate: {:.0} s per run, {:.1} min in all{}",
+        per_run,
+        (per_run * order.len() as f64 + per_load * loads as f64) / 60.0,
+        if given.scale.values().any(|s| s.seconds_per_run.is_some()) {
+            ""
+        } else {
+            " (guessed from operation counts)"
+        }
+    );
+    Ok(())
+}
+
+/// Runs the study's runs that are not done yet, recording them in the results directory.
+fn run_all(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
+    let (dir, plan_text) = (&src.dir, &src.plan_text);
+    let Prepared {
+        plan,
+        cells,
+        engines,
+        order,
+        expanded,
+        legacy_hash,
+        per_run,
+        per_load,
+        ..
+    } = p;
     std::fs::create_dir_all(dir.join("runs"))
         .map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
     if let Ok(text) = std::fs::read_to_string(dir.join("plan.json")) {
@@ -273,9 +378,9 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
             }
         }
     }
-    write(&dir.join("plan.toml"), &plan_text)?;
+    write(&dir.join("plan.toml"), plan_text)?;
     write(&dir.join("plan.json"), &json(&expanded)?)?;
-    let db_dir = runner::db_dir(&plan, &dir);
+    let db_dir = runner::db_dir(&plan, dir);
     let versions: BTreeMap<String, String> = engines
         .iter()
         .map(|e| (e.name.clone(), engines::version_of(e)))
@@ -298,7 +403,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
         }
     }
     let ctx = steps::Context {
-        dir: &dir,
+        dir,
         db_dir: &db_dir,
         plan: &plan,
         cells: &cells,
@@ -307,7 +412,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
     let pending: Vec<(usize, &matrix::RunKey)> = order
         .iter()
         .enumerate()
-        .filter(|(_, k)| results::finished(&dir, &k.id()).is_none())
+        .filter(|(_, k)| results::finished(dir, &k.id()).is_none())
         .collect();
     let skipped = order.len() - pending.len();
     let mut loads = load::Loads::new(&plan, &cells, &engines, pending.iter().map(|(_, k)| *k))?;
@@ -329,7 +434,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
     progress.close();
     loads.remove_all(&db_dir);
     let _ = std::fs::remove_dir(&db_dir);
-    finish(&dir)?.conclude(args.check_claims)
+    Ok(())
 }
 
 /// What `finish` made of a results directory.

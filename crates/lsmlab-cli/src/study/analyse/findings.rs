@@ -97,18 +97,50 @@ impl Sources<'_> {
     }
 }
 
+/// Ratios tested and ratios listed (their CI excludes 1), for the closing count.
+#[derive(Default)]
+struct Tally {
+    tested: usize,
+    listed: usize,
+}
+
 /// The findings, in the order the report shows them.
 pub fn findings(s: &Sources) -> Vec<Section> {
     let mut out = Vec::new();
-    let in_scope = |r: &&CompareRow| s.metrics.contains(&r.metric);
     if !s.crossovers.is_empty() {
         out.push(Section {
             title: "Crossovers".into(),
             items: s.crossovers.clone(),
         });
     }
-    let (mut tested, mut listed) = (0usize, 0usize);
-    // The plan's question: each compared axis, per engine.
+    let mut tally = Tally::default();
+    out.extend(variant_sections(s, &mut tally));
+    let (best, unclear_best) = best_settings(s);
+    if !best.is_empty() {
+        out.push(Section {
+            title: "Best setting, its CI clear of the runner-up".into(),
+            items: best,
+        });
+    }
+    out.extend(engine_sections(s, &mut tally));
+    let tail = counted(s, &tally, unclear_best);
+    if !tail.is_empty() {
+        out.push(Section {
+            title: "Counted, not listed".into(),
+            items: tail,
+        });
+    }
+    out
+}
+
+fn in_scope(s: &Sources, r: &CompareRow) -> bool {
+    s.metrics.contains(&r.metric)
+}
+
+/// The plan's question: each compared axis, per engine.
+fn variant_sections(s: &Sources, tally: &mut Tally) -> Vec<Section> {
+    let mut out = Vec::new();
+    let in_scope = |r: &&CompareRow| in_scope(s, r);
     for axis in &s.compare_axes {
         let prefix = format!("{axis}: ");
         for e in &s.engines {
@@ -122,7 +154,7 @@ pub fn findings(s: &Sources) -> Vec<Section> {
                 continue;
             }
             rows.sort_by_key(|r| (s.metric_rank(&r.metric), r.a.clone()));
-            tested += rows.len();
+            tally.tested += rows.len();
             let mut items = Vec::new();
             let mut quiet = Vec::new();
             for r in &rows {
@@ -143,7 +175,7 @@ pub fn findings(s: &Sources) -> Vec<Section> {
                     quiet.push(format!("{what} {}", ratio_text(r)));
                 }
             }
-            listed += items.len();
+            tally.listed += items.len();
             if items.is_empty() {
                 items.push("nothing separated by the 95 % CIs".into());
             }
@@ -160,7 +192,12 @@ pub fn findings(s: &Sources) -> Vec<Section> {
             });
         }
     }
-    // Best setting of each metric, per engine, when its CI is clear of the runner-up's.
+    out
+}
+
+/// Best setting of each metric, per engine, when its CI is clear of the runner-up's; and how
+/// many metric and engine pairs have none.
+fn best_settings(s: &Sources) -> (Vec<String>, usize) {
     let mut best = Vec::new();
     let mut unclear_best = 0;
     if !s.axes.is_empty() {
@@ -209,25 +246,25 @@ pub fn findings(s: &Sources) -> Vec<Section> {
             }
         }
     }
-    if !best.is_empty() {
-        out.push(Section {
-            title: "Best setting, its CI clear of the runner-up".into(),
-            items: best,
-        });
-    }
-    // Engine against engine, after the question.
+    (best, unclear_best)
+}
+
+/// Engine against engine, after the question: the separated ratios by pair of engines.
+fn engine_sections(s: &Sources, tally: &mut Tally) -> Vec<Section> {
+    let mut out = Vec::new();
+    let in_scope = |r: &&CompareRow| in_scope(s, r);
     let engine_rows: Vec<&CompareRow> = s
         .compare
         .iter()
         .filter(in_scope)
         .filter(|r| r.kind == "engine")
         .collect();
-    tested += engine_rows.len();
+    tally.tested += engine_rows.len();
     let mut by_pair: Vec<(String, Vec<String>)> = Vec::new();
     let mut rows = engine_rows.clone();
     rows.sort_by_key(|r| (r.a.clone(), s.metric_rank(&r.metric)));
     for r in rows.iter().filter(|r| separated(r)) {
-        listed += 1;
+        tally.listed += 1;
         let pair = format!("{} / {}", r.a, r.b);
         let line = format!("{} ({}): {}", r.metric, r.context, ratio_text(r));
         match by_pair.iter_mut().find(|(p, _)| *p == pair) {
@@ -241,11 +278,18 @@ pub fn findings(s: &Sources) -> Vec<Section> {
             items,
         });
     }
+    out
+}
+
+/// What the findings counted but do not list: chance separations, unclear bests, noise.
+fn counted(s: &Sources, tally: &Tally, unclear_best: usize) -> Vec<String> {
     let mut tail = Vec::new();
-    if tested > 0 {
+    if tally.tested > 0 {
         tail.push(format!(
-            "{listed} of {tested} ratios have a 95 % CI that excludes 1; about {:.1} would by chance alone at p < 0.05. Every ratio is in compare.csv.",
-            tested as f64 * 0.05
+            "{} of {} ratios have a 95 % CI that excludes 1; about {:.1} would by chance alone at p < 0.05. Every ratio is in compare.csv.",
+            tally.listed,
+            tally.tested,
+            tally.tested as f64 * 0.05
         ));
     }
     if unclear_best > 0 {
@@ -270,13 +314,7 @@ pub fn findings(s: &Sources) -> Vec<Section> {
             NOISY_CV * 100.0
         ));
     }
-    if !tail.is_empty() {
-        out.push(Section {
-            title: "Counted, not listed".into(),
-            items: tail,
-        });
-    }
-    out
+    tail
 }
 
 #[cfg(test)]

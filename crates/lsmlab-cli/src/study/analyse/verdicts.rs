@@ -222,6 +222,23 @@ fn axis_pairs(
     (xs, ys)
 }
 
+/// What one claim is decided on: its cells, its engines, the runs' values.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    /// Index of the claim in the plan.
+    ci: usize,
+    claim: &'a Claim,
+    /// The cells its `where` selects (never empty).
+    chosen: &'a [&'a Cell],
+    /// The engines it is decided on.
+    of_claim: &'a [&'a String],
+    /// Every cell of the study.
+    cells: &'a [Cell],
+    vals: &'a Values,
+    rel: Relation,
+    t: f64,
+}
+
 /// Every claim on every engine of the study.
 pub fn evaluate(
     claims: &[Claim],
@@ -240,8 +257,6 @@ pub fn evaluate(
             .iter()
             .filter(|e| c.engines.is_empty() || c.engines.contains(e))
             .collect();
-        let rel = c.relation();
-        let t = c.threshold();
         if chosen.is_empty() {
             out.push(no_data(
                 ci,
@@ -250,157 +265,228 @@ pub fn evaluate(
             ));
             continue;
         }
-        match &c.ratio {
-            Some(r) if r.axis == "engine" => {
-                let (a, b) = (value_text(&r.a), value_text(&r.b));
-                let label = format!("{a} / {b}");
-                let (mut xs, mut ys) = (Vec::new(), Vec::new());
-                for cell in &chosen {
-                    let key = |e: &str| (cell.index, e.to_string(), c.metric.clone());
-                    if let (Some(va), Some(vb)) = (vals.get(&key(&a)), vals.get(&key(&b))) {
-                        for (rep, x) in va {
-                            if let Some(y) = vb.get(rep) {
-                                xs.push(*x);
-                                ys.push(*y);
-                            }
-                        }
-                    }
-                }
-                match paired_ratio(&xs, &ys) {
-                    Some(q) => {
-                        let v = verdict_of(rel, q.ci_lo, q.ci_hi, t, c.tolerance, true);
-                        let f = ratio_text(&q);
-                        out.push(from_ratio(ci, &label, q, v, f));
-                    }
-                    None => out.push(no_data(
-                        ci,
-                        &label,
-                        format!("no paired runs with {} on both", c.metric),
-                    )),
+        let scope = Scope {
+            ci,
+            claim: c,
+            chosen: &chosen,
+            of_claim: &of_claim,
+            cells,
+            vals: &vals,
+            rel: c.relation(),
+            t: c.threshold(),
+        };
+        out.extend(match &c.ratio {
+            Some(r) if r.axis == "engine" => engine_ratio(&scope, r),
+            Some(r) if scope.rel == Relation::Crossover => crossover(&scope, r),
+            Some(r) => axis_ratio(&scope, r),
+            None => metric_value(&scope),
+        });
+    }
+    out
+}
+
+/// A ratio between two engines, paired by cell and repetition: one outcome, `a / b`.
+fn engine_ratio(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
+    let Scope {
+        ci,
+        claim: c,
+        chosen,
+        vals,
+        rel,
+        t,
+        ..
+    } = *scope;
+    let mut out = Vec::new();
+    let (a, b) = (value_text(&r.a), value_text(&r.b));
+    let label = format!("{a} / {b}");
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for cell in chosen {
+        let key = |e: &str| (cell.index, e.to_string(), c.metric.clone());
+        if let (Some(va), Some(vb)) = (vals.get(&key(&a)), vals.get(&key(&b))) {
+            for (rep, x) in va {
+                if let Some(y) = vb.get(rep) {
+                    xs.push(*x);
+                    ys.push(*y);
                 }
             }
-            Some(r) if rel == Relation::Crossover => {
-                let x = c.x.clone().unwrap_or_default();
-                let at = c.at.as_ref().map(value_text).unwrap_or_default();
-                // The x values in the plan's order.
-                let mut xs: Vec<String> = Vec::new();
-                for cell in &chosen {
-                    if let Some(v) = cell.get(&x) {
-                        if !xs.iter().any(|s| s == v) {
-                            xs.push(v.to_string());
-                        }
-                    }
-                }
-                let Some(at_i) = xs.iter().position(|v| *v == at) else {
-                    for e in &of_claim {
-                        out.push(no_data(
-                            ci,
-                            e,
-                            format!("{x}={at} is not in this scale's matrix"),
-                        ));
-                    }
-                    continue;
+        }
+    }
+    match paired_ratio(&xs, &ys) {
+        Some(q) => {
+            let v = verdict_of(rel, q.ci_lo, q.ci_hi, t, c.tolerance, true);
+            let f = ratio_text(&q);
+            out.push(from_ratio(ci, &label, q, v, f));
+        }
+        None => out.push(no_data(
+            ci,
+            &label,
+            format!("no paired runs with {} on both", c.metric),
+        )),
+    }
+    out
+}
+
+/// A crossover: the ratio at every value of `x`, clear of the threshold from `at` on and not
+/// before.
+fn crossover(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
+    let Scope {
+        ci,
+        claim: c,
+        chosen,
+        of_claim,
+        cells,
+        vals,
+        t,
+        ..
+    } = *scope;
+    let mut out = Vec::new();
+    let x = c.x.clone().unwrap_or_default();
+    let at = c.at.as_ref().map(value_text).unwrap_or_default();
+    // The x values in the plan's order.
+    let mut xs: Vec<String> = Vec::new();
+    for cell in chosen {
+        if let Some(v) = cell.get(&x) {
+            if !xs.iter().any(|s| s == v) {
+                xs.push(v.to_string());
+            }
+        }
+    }
+    let Some(at_i) = xs.iter().position(|v| *v == at) else {
+        for e in of_claim {
+            out.push(no_data(
+                ci,
+                e,
+                format!("{x}={at} is not in this scale's matrix"),
+            ));
+        }
+        return out;
+    };
+    for e in of_claim {
+        let mut per_x: Vec<(String, Option<Ratio>)> = Vec::new();
+        for xv in &xs {
+            let here: Vec<&Cell> = chosen
+                .iter()
+                .copied()
+                .filter(|cell| cell.get(&x) == Some(xv.as_str()))
+                .collect();
+            let (a, b) = axis_pairs(vals, cells, &here, e, &c.metric, r);
+            per_x.push((xv.clone(), paired_ratio(&a, &b)));
+        }
+        if per_x.iter().all(|(_, q)| q.is_none()) {
+            out.push(no_data(ci, e, format!("{e} produced no {}", c.metric)));
+            continue;
+        }
+        let above = |q: &Option<Ratio>| q.as_ref().is_some_and(|q| q.ci_lo > t);
+        let below = |q: &Option<Ratio>| q.as_ref().is_some_and(|q| q.ci_hi < t);
+        let verdict = if per_x[at_i..].iter().any(|(_, q)| below(q)) {
+            Verdict::Reversed
+        } else if per_x[..at_i].iter().any(|(_, q)| above(q)) {
+            Verdict::NotReproduced
+        } else if above(&per_x[at_i].1) {
+            Verdict::Reproduced
+        } else {
+            Verdict::Inconclusive
+        };
+        let figure = per_x
+            .iter()
+            .map(|(xv, q)| match q {
+                Some(q) => format!(
+                    "{xv}: {}{}",
+                    ratio_text(q),
+                    if q.ci_lo > t || q.ci_hi < t { " *" } else { "" }
+                ),
+                None => format!("{xv}: –"),
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let q = per_x[at_i].1.clone();
+        out.push(Outcome {
+            claim: ci,
+            engine: e.to_string(),
+            verdict,
+            figure,
+            estimate: q.as_ref().map_or(f64::NAN, |q| q.ratio),
+            ci_lo: q.as_ref().map_or(f64::NAN, |q| q.ci_lo),
+            ci_hi: q.as_ref().map_or(f64::NAN, |q| q.ci_hi),
+            n: q.as_ref().map_or(0, |q| q.n),
+        });
+    }
+    out
+}
+
+/// A ratio between two values of an axis, per engine.
+fn axis_ratio(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
+    let Scope {
+        ci,
+        claim: c,
+        chosen,
+        of_claim,
+        cells,
+        vals,
+        rel,
+        t,
+        ..
+    } = *scope;
+    let mut out = Vec::new();
+    for e in of_claim {
+        let (a, b) = axis_pairs(vals, cells, chosen, e, &c.metric, r);
+        match paired_ratio(&a, &b) {
+            Some(q) => {
+                let v = verdict_of(rel, q.ci_lo, q.ci_hi, t, c.tolerance, true);
+                let f = ratio_text(&q);
+                out.push(from_ratio(ci, e, q, v, f));
+            }
+            None => out.push(no_data(ci, e, format!("{e} produced no {}", c.metric))),
+        }
+    }
+    out
+}
+
+/// A metric's own value, per engine.
+fn metric_value(scope: &Scope) -> Vec<Outcome> {
+    let Scope {
+        ci,
+        claim: c,
+        chosen,
+        of_claim,
+        vals,
+        rel,
+        t,
+        ..
+    } = *scope;
+    let mut out = Vec::new();
+    for e in of_claim {
+        let xs: Vec<f64> = chosen
+            .iter()
+            .filter_map(|cell| vals.get(&(cell.index, e.to_string(), c.metric.clone())))
+            .flat_map(|m| m.values().copied())
+            .collect();
+        match describe(&xs) {
+            Some(d) => {
+                let v = verdict_of(rel, d.ci_lo, d.ci_hi, t, c.tolerance, false);
+                let figure = if d.ci_lo.is_finite() {
+                    format!(
+                        "{} [{}, {}] (n={})",
+                        significant(d.mean),
+                        significant(d.ci_lo),
+                        significant(d.ci_hi),
+                        d.n
+                    )
+                } else {
+                    format!("{} (n={}, no CI)", significant(d.mean), d.n)
                 };
-                for e in &of_claim {
-                    let mut per_x: Vec<(String, Option<Ratio>)> = Vec::new();
-                    for xv in &xs {
-                        let here: Vec<&Cell> = chosen
-                            .iter()
-                            .copied()
-                            .filter(|cell| cell.get(&x) == Some(xv.as_str()))
-                            .collect();
-                        let (a, b) = axis_pairs(&vals, cells, &here, e, &c.metric, r);
-                        per_x.push((xv.clone(), paired_ratio(&a, &b)));
-                    }
-                    if per_x.iter().all(|(_, q)| q.is_none()) {
-                        out.push(no_data(ci, e, format!("{e} produced no {}", c.metric)));
-                        continue;
-                    }
-                    let above = |q: &Option<Ratio>| q.as_ref().is_some_and(|q| q.ci_lo > t);
-                    let below = |q: &Option<Ratio>| q.as_ref().is_some_and(|q| q.ci_hi < t);
-                    let verdict = if per_x[at_i..].iter().any(|(_, q)| below(q)) {
-                        Verdict::Reversed
-                    } else if per_x[..at_i].iter().any(|(_, q)| above(q)) {
-                        Verdict::NotReproduced
-                    } else if above(&per_x[at_i].1) {
-                        Verdict::Reproduced
-                    } else {
-                        Verdict::Inconclusive
-                    };
-                    let figure = per_x
-                        .iter()
-                        .map(|(xv, q)| match q {
-                            Some(q) => format!(
-                                "{xv}: {}{}",
-                                ratio_text(q),
-                                if q.ci_lo > t || q.ci_hi < t { " *" } else { "" }
-                            ),
-                            None => format!("{xv}: –"),
-                        })
-                        .collect::<Vec<_>>()
-                        .join("; ");
-                    let q = per_x[at_i].1.clone();
-                    out.push(Outcome {
-                        claim: ci,
-                        engine: e.to_string(),
-                        verdict,
-                        figure,
-                        estimate: q.as_ref().map_or(f64::NAN, |q| q.ratio),
-                        ci_lo: q.as_ref().map_or(f64::NAN, |q| q.ci_lo),
-                        ci_hi: q.as_ref().map_or(f64::NAN, |q| q.ci_hi),
-                        n: q.as_ref().map_or(0, |q| q.n),
-                    });
-                }
+                out.push(Outcome {
+                    claim: ci,
+                    engine: e.to_string(),
+                    verdict: v,
+                    figure,
+                    estimate: d.mean,
+                    ci_lo: d.ci_lo,
+                    ci_hi: d.ci_hi,
+                    n: d.n,
+                });
             }
-            Some(r) => {
-                for e in &of_claim {
-                    let (a, b) = axis_pairs(&vals, cells, &chosen, e, &c.metric, r);
-                    match paired_ratio(&a, &b) {
-                        Some(q) => {
-                            let v = verdict_of(rel, q.ci_lo, q.ci_hi, t, c.tolerance, true);
-                            let f = ratio_text(&q);
-                            out.push(from_ratio(ci, e, q, v, f));
-                        }
-                        None => out.push(no_data(ci, e, format!("{e} produced no {}", c.metric))),
-                    }
-                }
-            }
-            None => {
-                for e in &of_claim {
-                    let xs: Vec<f64> = chosen
-                        .iter()
-                        .filter_map(|cell| vals.get(&(cell.index, e.to_string(), c.metric.clone())))
-                        .flat_map(|m| m.values().copied())
-                        .collect();
-                    match describe(&xs) {
-                        Some(d) => {
-                            let v = verdict_of(rel, d.ci_lo, d.ci_hi, t, c.tolerance, false);
-                            let figure = if d.ci_lo.is_finite() {
-                                format!(
-                                    "{} [{}, {}] (n={})",
-                                    significant(d.mean),
-                                    significant(d.ci_lo),
-                                    significant(d.ci_hi),
-                                    d.n
-                                )
-                            } else {
-                                format!("{} (n={}, no CI)", significant(d.mean), d.n)
-                            };
-                            out.push(Outcome {
-                                claim: ci,
-                                engine: e.to_string(),
-                                verdict: v,
-                                figure,
-                                estimate: d.mean,
-                                ci_lo: d.ci_lo,
-                                ci_hi: d.ci_hi,
-                                n: d.n,
-                            });
-                        }
-                        None => out.push(no_data(ci, e, format!("{e} produced no {}", c.metric))),
-                    }
-                }
-            }
+            None => out.push(no_data(ci, e, format!("{e} produced no {}", c.metric))),
         }
     }
     out

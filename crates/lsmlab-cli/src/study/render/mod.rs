@@ -1,7 +1,11 @@
 //! The render stage. Takes what the analyse stage gives (summaries, comparisons, verdicts,
 //! findings) and the results directory; gives the figures (panels and charts, as SVG and PNG)
-//! and the report, `report.md` and `report.html`.
+//! and the report, `report.md` and `report.html`, both written from one model of sections.
 
 pub mod document;
+pub mod html;
+pub mod markdown;
 pub mod panels;
 pub mod plots;
+pub mod sections;
+pub mod setup;

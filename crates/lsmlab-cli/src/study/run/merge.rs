@@ -128,10 +128,73 @@ pub fn merge(
         .map(|d| read_shard(d))
         .collect::<CliResult<Vec<_>>>()?;
     shards.sort_by_key(|s| s.shard.index);
+    let by_index = check_split(&shards)?;
+    let count = shards[0].shard.count;
+    let owner = owners(&shards)?;
+    let expected = all_runs(&shards);
+    let (missing, reasons) = missing_runs(&expected, &owner, &by_index, count);
+    let mut warnings = Vec::new();
+    if !missing.is_empty() {
+        let what = format!(
+            "{} of {} runs missing: {}",
+            missing.len(),
+            expected.len(),
+            reasons.join("; ")
+        );
+        if !opts.allow_missing {
+            return Err(CliError::new(format!(
+                "merge: {what}; finish them (lsmlab run --resume SHARD_DIR) or merge with --allow-missing"
+            )));
+        }
+        warnings.push(format!("merged without them: {what}"));
+    }
+    if out.join("runs").exists() {
+        return Err(CliError::new(format!(
+            "merge: {} already holds runs; give a new directory to --out",
+            out.display()
+        )));
+    }
+    let (env0, machines) = machines(&shards, &mut warnings);
+    let order = merged_order(&shards);
+    let position: BTreeMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
+    for s in &shards {
+        for run in &s.finished {
+            let to = out.join("runs").join(run);
+            copy_dir(&s.dir.join("runs").join(run), &to).map_err(CliError::new)?;
+            renumber(&to.join("result.json"), position[run.as_str()])?;
+        }
+    }
+    copy_loads(&shards, out)?;
+    let mut expanded = shards[0].plan.clone();
+    expanded.shard = None;
+    expanded.order = order;
+    let plan_toml = shards[0].dir.join("plan.toml");
+    std::fs::copy(&plan_toml, out.join("plan.toml")).map_err(|e| io_err(&plan_toml, e))?;
+    let record = MergeRecord {
+        shards: count,
+        dirs: shards.iter().map(|s| s.dir.display().to_string()).collect(),
+        machines,
+        runs: owner.len(),
+        missing,
+    };
+    let envs: Vec<&Environment> = shards.iter().map(|s| &s.env).collect();
+    write_json(&out.join("plan.json"), &expanded)?;
+    write_json(&out.join("environment.json"), &env0)?;
+    write_json(&out.join("environments.json"), &envs)?;
+    write_json(&out.join("merge.json"), &record)?;
+    Ok((record, warnings))
+}
+
+/// The shards are of one plan and one split, each given once; returns them by index.
+fn check_split(shards: &[ShardDir]) -> CliResult<BTreeMap<usize, &Path>> {
     let first = &shards[0];
     let (hash, count) = (first.plan.plan_hash.clone(), first.shard.count);
     let mut by_index: BTreeMap<usize, &Path> = BTreeMap::new();
-    for s in &shards {
+    for s in shards {
         if s.plan.plan_hash != hash {
             return Err(CliError::new(format!(
                 "merge: {} ran another plan or scale (hash {} vs {} of {}); merge only shards of one plan",
@@ -156,8 +219,13 @@ pub fn merge(
             )));
         }
     }
+    Ok(by_index)
+}
+
+/// The shard each finished run comes from; a run finished in two shards is an error.
+fn owners(shards: &[ShardDir]) -> CliResult<BTreeMap<&str, &Path>> {
     let mut owner: BTreeMap<&str, &Path> = BTreeMap::new();
-    for s in &shards {
+    for s in shards {
         for run in &s.finished {
             if let Some(other) = owner.insert(run, &s.dir) {
                 return Err(CliError::new(format!(
@@ -168,10 +236,19 @@ pub fn merge(
             }
         }
     }
-    // What is missing, named by shard: a shard not given, or runs it did not finish.
+    Ok(owner)
+}
+
+/// What is missing, named by shard: a shard not given, or runs it did not finish. Returns the
+/// missing run ids and one reason per shard.
+fn missing_runs(
+    expected: &[RunKey],
+    owner: &BTreeMap<&str, &Path>,
+    by_index: &BTreeMap<usize, &Path>,
+    count: usize,
+) -> (Vec<String>, Vec<String>) {
     let mut missing = Vec::new();
     let mut reasons = Vec::new();
-    let expected = all_runs(&shards);
     for index in 0..count {
         let shard = Shard { index, count };
         let mine: Vec<String> = expected
@@ -204,30 +281,15 @@ pub fn merge(
         }
         missing.extend(mine);
     }
-    let mut warnings = Vec::new();
-    if !missing.is_empty() {
-        let what = format!(
-            "{} of {} runs missing: {}",
-            missing.len(),
-            expected.len(),
-            reasons.join("; ")
-        );
-        if !opts.allow_missing {
-            return Err(CliError::new(format!(
-                "merge: {what}; finish them (lsmlab run --resume SHARD_DIR) or merge with --allow-missing"
-            )));
-        }
-        warnings.push(format!("merged without them: {what}"));
-    }
-    if out.join("runs").exists() {
-        return Err(CliError::new(format!(
-            "merge: {} already holds runs; give a new directory to --out",
-            out.display()
-        )));
-    }
+    (missing, reasons)
+}
+
+/// The first shard's machine and how many machines ran the shards; a warning per shard that
+/// ran on another machine than the first.
+fn machines(shards: &[ShardDir], warnings: &mut Vec<String>) -> (Environment, usize) {
     let env0 = shards[0].env.clone();
     let mut machines: Vec<&Environment> = Vec::new();
-    for s in &shards {
+    for s in shards {
         if !machines.iter().any(|m| m.same_machine(&s.env)) {
             machines.push(&s.env);
         }
@@ -239,9 +301,13 @@ pub fn merge(
             ));
         }
     }
-    // The merged order: shard by shard, each in the order it ran; `order` renumbered to match.
+    (env0, machines.len())
+}
+
+/// The merged order: shard by shard, each in the order it ran.
+fn merged_order(shards: &[ShardDir]) -> Vec<String> {
     let mut order: Vec<String> = Vec::new();
-    for s in &shards {
+    for s in shards {
         order.extend(
             s.plan
                 .order
@@ -256,37 +322,7 @@ pub fn merge(
                 .cloned(),
         );
     }
-    let position: BTreeMap<&str, usize> = order
-        .iter()
-        .enumerate()
-        .map(|(i, id)| (id.as_str(), i))
-        .collect();
-    for s in &shards {
-        for run in &s.finished {
-            let to = out.join("runs").join(run);
-            copy_dir(&s.dir.join("runs").join(run), &to).map_err(CliError::new)?;
-            renumber(&to.join("result.json"), position[run.as_str()])?;
-        }
-    }
-    copy_loads(&shards, out)?;
-    let mut expanded = shards[0].plan.clone();
-    expanded.shard = None;
-    expanded.order = order;
-    let plan_toml = shards[0].dir.join("plan.toml");
-    std::fs::copy(&plan_toml, out.join("plan.toml")).map_err(|e| io_err(&plan_toml, e))?;
-    let record = MergeRecord {
-        shards: count,
-        dirs: shards.iter().map(|s| s.dir.display().to_string()).collect(),
-        machines: machines.len(),
-        runs: owner.len(),
-        missing,
-    };
-    let envs: Vec<&Environment> = shards.iter().map(|s| &s.env).collect();
-    write_json(&out.join("plan.json"), &expanded)?;
-    write_json(&out.join("environment.json"), &env0)?;
-    write_json(&out.join("environments.json"), &envs)?;
-    write_json(&out.join("merge.json"), &record)?;
-    Ok((record, warnings))
+    order
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> CliResult<()> {

@@ -1,0 +1,55 @@
+//! The report as one model of sections — claims, findings, setup, figures with their tables,
+//! failed runs — that `markdown` and `html` each write out, so the two say the same.
+
+use crate::study::analyse::findings::Section;
+
+/// The report's sections, in the order they appear.
+pub struct Sections {
+    /// The plan's title.
+    pub title: String,
+    /// The question the study answers (may be empty).
+    pub question: String,
+    /// The claims table: claim, seed's figure, engine, measured figure, verdict.
+    pub claims: Vec<[String; 5]>,
+    /// The findings, by section.
+    pub findings: Vec<Section>,
+    /// The setup table: the study's rows, then the machine's.
+    pub setup: Vec<(String, String)>,
+    /// The figures, in the plan's order.
+    pub figures: Vec<Shown>,
+    /// Failed runs: id and error.
+    pub failed: Vec<(String, String)>,
+    /// The results directory, as the last line names it.
+    pub dir: String,
+}
+
+/// A figure as the report shows it.
+pub struct Shown {
+    /// Its heading.
+    pub title: String,
+    /// The file stem of its plot in `plots/`.
+    pub stem: String,
+    /// The SVG drawn (empty for a table-only figure).
+    pub svg: String,
+    /// The table under it, if it is a panel of summary rows.
+    pub table: Option<FigureTable>,
+}
+
+/// The table of a panel: its metric and one row per point, with `TABLE_HEAD`'s columns.
+pub struct FigureTable {
+    /// The metric.
+    pub metric: String,
+    /// The rows.
+    pub rows: Vec<[String; 8]>,
+}
+
+/// The columns of a figure's table.
+pub const TABLE_HEAD: [&str; 8] = [
+    "x", "series", "engine", "n", "mean", "95 % CI", "CV", "flags",
+];
+
+/// Which interval the figures and tables show.
+pub const INTERVALS: &str = "a metric whose runs are all above 0 (flag geometric) shows its geometric mean and the 95 % CI of Student's t on the logs, back-transformed, so the interval never reaches below 0; any other metric its arithmetic mean and t CI. On a linear plot a whisker that runs past 2.5 times the largest mean is cut at the top; the table has its end";
+
+/// How the verdicts are decided, under the claims table.
+pub const CLAIMS_NOTE: &str = "Ratios are geometric means of paired runs (same repetition), pooled over the cells the claim leaves open, with the 95 % CI of the mean log-ratio (Student's t); metrics are means with their t CI. Verdicts follow from the CI alone: reproduced (the CI lies where the seed says), reversed (the CI lies on the other side of 1), not reproduced (on the wrong side of the seed's threshold, or inside the tolerance of no effect), inconclusive (the CI holds the threshold); n/a where an engine has no such figure. A greater or smaller claim tests the direction against its threshold (1 for a ratio unless the plan sets than); the seed's number beside it is shown, not tested. In a crossover, * marks a ratio whose CI excludes the threshold.";
