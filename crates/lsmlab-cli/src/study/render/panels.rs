@@ -218,31 +218,8 @@ pub fn panels(f: &Figure, summary: &[SummaryRow], cells: &[Cell], axes: &[String
             for s in &mut series {
                 s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
             }
-            let mut title = f.title.clone();
-            if f.metrics.len() > 1 {
-                title = format!("{title}: {metric}");
-            }
-            if !rest.is_empty() {
-                title = format!("{title} ({rest})");
-            }
             let (labels, prefix) = strip_common_prefix(&xs);
-            let mut log_y = f.log_y;
-            if f.kind == "bar" && !log_y {
-                let ys: Vec<f64> = series
-                    .iter()
-                    .flat_map(|s| s.points.iter().map(|p| p.y))
-                    .collect();
-                let (lo, hi) = ys
-                    .iter()
-                    .fold((f64::INFINITY, 0.0f64), |(a, b), y| (a.min(*y), b.max(*y)));
-                if lo > 0.0 && hi / lo > DWARFS {
-                    log_y = true;
-                    title = format!(
-                        "{title} — log scale: the largest is {:.0}× the smallest",
-                        hi / lo
-                    );
-                }
-            }
+            let (title, log_y) = title_and_scale(f, metric, &rest, &series);
             out.push(Panel {
                 chart: Chart {
                     title,
@@ -264,6 +241,36 @@ pub fn panels(f: &Figure, summary: &[SummaryRow], cells: &[Cell], axes: &[String
         }
     }
     out
+}
+
+/// A panel's title, and whether its y axis is logarithmic: as the figure says, or because a
+/// bar panel's largest mean dwarfs its smallest (the title then says so).
+fn title_and_scale(f: &Figure, metric: &str, rest: &str, series: &[Series]) -> (String, bool) {
+    let mut title = f.title.clone();
+    if f.metrics.len() > 1 {
+        title = format!("{title}: {metric}");
+    }
+    if !rest.is_empty() {
+        title = format!("{title} ({rest})");
+    }
+    let mut log_y = f.log_y;
+    if f.kind == "bar" && !log_y {
+        let ys: Vec<f64> = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.y))
+            .collect();
+        let (lo, hi) = ys
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), y| (a.min(*y), b.max(*y)));
+        if lo > 0.0 && hi / lo > DWARFS {
+            log_y = true;
+            title = format!(
+                "{title} — log scale: the largest is {:.0}× the smallest",
+                hi / lo
+            );
+        }
+    }
+    (title, log_y)
 }
 
 /// A time series chart of `metric` (a column of timeseries.csv: cpu_pct, rss_bytes, read_bytes,

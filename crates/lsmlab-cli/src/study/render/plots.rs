@@ -132,90 +132,10 @@ where
     } else {
         c
     };
-    let tx = |x: f64| if c.log_x && x > 0.0 { x.log10() } else { x };
-    let pts = c.series.iter().flat_map(|s| s.points.iter());
-    let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
-    // Linear axes start at 0; a log axis starts at the smallest value.
-    let mut y1: f64 = if c.log_y { f64::NEG_INFINITY } else { 0.0 };
-    let mut y0: f64 = if c.log_y { f64::INFINITY } else { 0.0 };
-    for p in pts {
-        x0 = x0.min(tx(p.x));
-        x1 = x1.max(tx(p.x));
-        for v in [p.y, p.hi, p.lo].into_iter().chain(p.runs.iter().copied()) {
-            if v.is_finite() {
-                y1 = y1.max(v);
-                y0 = y0.min(v);
-            }
-        }
-    }
-    // A few wide intervals (three noisy runs) must not flatten every mean: on a linear axis
-    // the top is at most 2.5 times the largest mean, and a whisker past it is cut there.
-    let top_mean = c
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.y))
-        .filter(|y| y.is_finite())
-        .fold(f64::NEG_INFINITY, f64::max);
-    if !c.log_y && top_mean > 0.0 && y1 > 2.5 * top_mean {
-        y1 = 2.5 * top_mean;
-    }
-    if !x0.is_finite() {
-        (x0, x1) = (0.0, 1.0);
-    }
-    if c.categories.is_some() {
-        (x0, x1) = (-0.5, x1 + 0.5);
-    } else if x1 <= x0 {
-        (x0, x1) = (x0 - 1.0, x1 + 1.0);
-    } else {
-        let pad = (x1 - x0) * 0.04;
-        (x0, x1) = (x0 - pad, x1 + pad);
-    }
-    if !y0.is_finite() || !y1.is_finite() {
-        (y0, y1) = (0.0, 1.0);
-    }
-    if y1 <= y0 {
-        y1 = y0 + 1.0;
-    }
-    // A little headroom above the tallest bar or point (the legend sits below the chart).
-    let y1 = if c.log_y {
-        y1 + (y1 - y0).max(0.3) * 0.04
-    } else {
-        y1 * 1.04
-    };
-    let y0 = if c.log_y { y0 - (y1 - y0) * 0.05 } else { y0 };
-    // Ticks: every category; on a numeric x, the data's own values (few) or round steps (many);
-    // on a log axis, 1-2-5 per decade, never fractional powers of ten.
-    let mut data_x: Vec<f64> = c
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| tx(p.x)))
-        .collect();
-    data_x.sort_by(f64::total_cmp);
-    data_x.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-    let exact_x = c.log_x || (1..=12).contains(&data_x.len());
-    let x_ticks: Vec<f64> = match &c.categories {
-        Some(names) => (0..names.len()).map(|i| i as f64).collect(),
-        None if exact_x => data_x,
-        None => nice_ticks(x0, x1, 8),
-    };
-    let y_ticks = if c.log_y {
-        log_ticks(y0, y1)
-    } else {
-        nice_ticks(y0, y1, 8)
-    };
-    // Long category labels are turned upright so that they never overlap.
-    let longest = c
-        .categories
-        .as_ref()
-        .map(|v| v.iter().map(|s| s.chars().count()).max().unwrap_or(0))
-        .unwrap_or(0);
-    let n_cats = c.categories.as_ref().map(|v| v.len()).unwrap_or(0);
-    let rotate = n_cats > 0 && (longest * n_cats) as f64 * 7.5 > 760.0;
-    let x_area = if rotate {
-        (24 + 8 * longest).min(200) as u32
-    } else {
-        48
-    };
+    let b = bounds(c);
+    let Bounds { x0, x1, y0, y1 } = b;
+    let (x_ticks, y_ticks, exact_x) = ticks(c, b);
+    let (rotate, x_area) = x_label_room(c);
     let mut chart = ChartBuilder::on(&root)
         .caption(&c.title, (FAMILY, 18))
         .margin(12)
@@ -276,66 +196,240 @@ where
         .map_err(e)?;
     let k = c.series.len().max(1) as f64;
     for (si, s) in c.series.iter().enumerate() {
-        let col = color(si);
         if c.categories.is_some() {
-            let w = 0.8 / k;
-            let bars = s.points.iter().map(|p| {
-                let left = p.x - 0.4 + si as f64 * w;
-                Rectangle::new(
-                    [
-                        (left, if log_y_axis { y0 } else { 0.0 }),
-                        (left + w * 0.92, p.y),
-                    ],
-                    col.mix(0.85).filled(),
-                )
-            });
-            chart.draw_series(bars).map_err(e)?;
-            let bars = s
-                .points
-                .iter()
-                .filter(|p| p.lo.is_finite() && p.hi.is_finite())
-                .map(|p| {
-                    let mid = p.x - 0.4 + si as f64 * w + w * 0.46;
-                    ErrorBar::new_vertical(mid, p.lo, p.y, p.hi.min(y1), BLACK.stroke_width(1), 6)
-                });
-            chart.draw_series(bars).map_err(e)?;
-            let runs = s.points.iter().flat_map(|p| {
-                let mid = p.x - 0.4 + si as f64 * w + w * 0.46;
-                run_dots(mid, w * 0.06, &p.runs, y1, BLACK)
-            });
-            chart.draw_series(runs).map_err(e)?;
+            draw_bars(&mut chart, c, s, si, k, b)?;
         } else {
-            let line: Vec<(f64, f64)> = s.points.iter().map(|p| (tx(p.x), p.y)).collect();
-            chart
-                .draw_series(LineSeries::new(line.clone(), col.stroke_width(2)))
-                .map_err(e)?;
-            if line.len() <= 40 {
-                chart
-                    .draw_series(
-                        line.iter()
-                            .map(|&(x, y)| Circle::new((x, y), 3, col.filled())),
-                    )
-                    .map_err(e)?;
-            }
-            let bars = s
-                .points
-                .iter()
-                .filter(|p| p.lo.is_finite() && p.hi.is_finite())
-                .map(|p| {
-                    ErrorBar::new_vertical(tx(p.x), p.lo, p.y, p.hi.min(y1), col.stroke_width(1), 8)
-                });
-            chart.draw_series(bars).map_err(e)?;
-            // Each series' runs a little apart from the others' at the same x.
-            let shift = (si as f64 - (k - 1.0) / 2.0) * (x1 - x0) * 0.008;
-            let runs = s
-                .points
-                .iter()
-                .flat_map(|p| run_dots(tx(p.x) + shift, 0.0, &p.runs, y1, col));
-            chart.draw_series(runs).map_err(e)?;
+            draw_line(&mut chart, c, s, si, k, b)?;
         }
     }
+    draw_marks(&mut chart, c, b)?;
+    draw_legend(&legend, c, &rows)?;
+    root.present().map_err(e)?;
+    Ok(())
+}
+
+/// The plotting area of a chart: x and y ranges.
+#[derive(Clone, Copy)]
+struct Bounds {
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+}
+
+type Plot<'a, DB> = ChartContext<'a, DB, Cartesian2d<Ticked, Ticked>>;
+
+/// An x value on the chart's axis: its log10 on a log axis.
+fn tx(c: &Chart, x: f64) -> f64 {
+    if c.log_x && x > 0.0 {
+        x.log10()
+    } else {
+        x
+    }
+}
+
+/// The ranges that hold every point, interval and run, with a little room around.
+fn bounds(c: &Chart) -> Bounds {
+    let pts = c.series.iter().flat_map(|s| s.points.iter());
+    let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
+    // Linear axes start at 0; a log axis starts at the smallest value.
+    let mut y1: f64 = if c.log_y { f64::NEG_INFINITY } else { 0.0 };
+    let mut y0: f64 = if c.log_y { f64::INFINITY } else { 0.0 };
+    for p in pts {
+        x0 = x0.min(tx(c, p.x));
+        x1 = x1.max(tx(c, p.x));
+        for v in [p.y, p.hi, p.lo].into_iter().chain(p.runs.iter().copied()) {
+            if v.is_finite() {
+                y1 = y1.max(v);
+                y0 = y0.min(v);
+            }
+        }
+    }
+    // A few wide intervals (three noisy runs) must not flatten every mean: on a linear axis
+    // the top is at most 2.5 times the largest mean, and a whisker past it is cut there.
+    let top_mean = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.y))
+        .filter(|y| y.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !c.log_y && top_mean > 0.0 && y1 > 2.5 * top_mean {
+        y1 = 2.5 * top_mean;
+    }
+    if !x0.is_finite() {
+        (x0, x1) = (0.0, 1.0);
+    }
+    if c.categories.is_some() {
+        (x0, x1) = (-0.5, x1 + 0.5);
+    } else if x1 <= x0 {
+        (x0, x1) = (x0 - 1.0, x1 + 1.0);
+    } else {
+        let pad = (x1 - x0) * 0.04;
+        (x0, x1) = (x0 - pad, x1 + pad);
+    }
+    if !y0.is_finite() || !y1.is_finite() {
+        (y0, y1) = (0.0, 1.0);
+    }
+    if y1 <= y0 {
+        y1 = y0 + 1.0;
+    }
+    // A little headroom above the tallest bar or point (the legend sits below the chart).
+    let y1 = if c.log_y {
+        y1 + (y1 - y0).max(0.3) * 0.04
+    } else {
+        y1 * 1.04
+    };
+    let y0 = if c.log_y { y0 - (y1 - y0) * 0.05 } else { y0 };
+    Bounds { x0, x1, y0, y1 }
+}
+
+/// The ticks of both axes, and whether the x ticks are the data's own values.
+fn ticks(c: &Chart, b: Bounds) -> (Vec<f64>, Vec<f64>, bool) {
+    let Bounds { x0, x1, y0, y1 } = b;
+    // Ticks: every category; on a numeric x, the data's own values (few) or round steps (many);
+    // on a log axis, 1-2-5 per decade, never fractional powers of ten.
+    let mut data_x: Vec<f64> = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| tx(c, p.x)))
+        .collect();
+    data_x.sort_by(f64::total_cmp);
+    data_x.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+    let exact_x = c.log_x || (1..=12).contains(&data_x.len());
+    let x_ticks: Vec<f64> = match &c.categories {
+        Some(names) => (0..names.len()).map(|i| i as f64).collect(),
+        None if exact_x => data_x,
+        None => nice_ticks(x0, x1, 8),
+    };
+    let y_ticks = if c.log_y {
+        log_ticks(y0, y1)
+    } else {
+        nice_ticks(y0, y1, 8)
+    };
+    (x_ticks, y_ticks, exact_x)
+}
+
+/// Whether the category labels stand upright, and the room under the x axis.
+fn x_label_room(c: &Chart) -> (bool, u32) {
+    // Long category labels are turned upright so that they never overlap.
+    let longest = c
+        .categories
+        .as_ref()
+        .map(|v| v.iter().map(|s| s.chars().count()).max().unwrap_or(0))
+        .unwrap_or(0);
+    let n_cats = c.categories.as_ref().map(|v| v.len()).unwrap_or(0);
+    let rotate = n_cats > 0 && (longest * n_cats) as f64 * 7.5 > 760.0;
+    let x_area = if rotate {
+        (24 + 8 * longest).min(200) as u32
+    } else {
+        48
+    };
+    (rotate, x_area)
+}
+
+/// One series as bars beside the other series' of the same category, with CIs and runs.
+fn draw_bars<DB: DrawingBackend>(
+    chart: &mut Plot<'_, DB>,
+    c: &Chart,
+    s: &Series,
+    si: usize,
+    k: f64,
+    b: Bounds,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let Bounds { y0, y1, .. } = b;
+    let log_y_axis = c.log_y;
+    let col = color(si);
+    let w = 0.8 / k;
+    let bars = s.points.iter().map(|p| {
+        let left = p.x - 0.4 + si as f64 * w;
+        Rectangle::new(
+            [
+                (left, if log_y_axis { y0 } else { 0.0 }),
+                (left + w * 0.92, p.y),
+            ],
+            col.mix(0.85).filled(),
+        )
+    });
+    chart.draw_series(bars).map_err(e)?;
+    let bars = s
+        .points
+        .iter()
+        .filter(|p| p.lo.is_finite() && p.hi.is_finite())
+        .map(|p| {
+            let mid = p.x - 0.4 + si as f64 * w + w * 0.46;
+            ErrorBar::new_vertical(mid, p.lo, p.y, p.hi.min(y1), BLACK.stroke_width(1), 6)
+        });
+    chart.draw_series(bars).map_err(e)?;
+    let runs = s.points.iter().flat_map(|p| {
+        let mid = p.x - 0.4 + si as f64 * w + w * 0.46;
+        run_dots(mid, w * 0.06, &p.runs, y1, BLACK)
+    });
+    chart.draw_series(runs).map_err(e)?;
+    Ok(())
+}
+
+/// One series as a line through its points, with CIs and runs.
+fn draw_line<DB: DrawingBackend>(
+    chart: &mut Plot<'_, DB>,
+    c: &Chart,
+    s: &Series,
+    si: usize,
+    k: f64,
+    b: Bounds,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let Bounds { x0, x1, y1, .. } = b;
+    let col = color(si);
+    let line: Vec<(f64, f64)> = s.points.iter().map(|p| (tx(c, p.x), p.y)).collect();
+    chart
+        .draw_series(LineSeries::new(line.clone(), col.stroke_width(2)))
+        .map_err(e)?;
+    if line.len() <= 40 {
+        chart
+            .draw_series(
+                line.iter()
+                    .map(|&(x, y)| Circle::new((x, y), 3, col.filled())),
+            )
+            .map_err(e)?;
+    }
+    let bars = s
+        .points
+        .iter()
+        .filter(|p| p.lo.is_finite() && p.hi.is_finite())
+        .map(|p| {
+            ErrorBar::new_vertical(tx(c, p.x), p.lo, p.y, p.hi.min(y1), col.stroke_width(1), 8)
+        });
+    chart.draw_series(bars).map_err(e)?;
+    // Each series' runs a little apart from the others' at the same x.
+    let shift = (si as f64 - (k - 1.0) / 2.0) * (x1 - x0) * 0.008;
+    let runs = s
+        .points
+        .iter()
+        .flat_map(|p| run_dots(tx(c, p.x) + shift, 0.0, &p.runs, y1, col));
+    chart.draw_series(runs).map_err(e)?;
+    Ok(())
+}
+
+/// The chart's marks: a red line at each x with its text, each a line lower than the last.
+fn draw_marks<DB: DrawingBackend>(
+    chart: &mut Plot<'_, DB>,
+    c: &Chart,
+    b: Bounds,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let Bounds { y0, y1, .. } = b;
     for (i, (x, text)) in c.marks.iter().enumerate() {
-        let x = tx(*x);
+        let x = tx(c, *x);
         // Each mark's text a line lower than the one before, so two never overlap.
         let at = |f: f64| y0 + (y1 - y0) * (f - 0.07 * i as f64);
         chart
@@ -352,6 +446,19 @@ where
             )))
             .map_err(e)?;
     }
+    Ok(())
+}
+
+/// The legend in its strip under the chart: `rows` of series indexes.
+fn draw_legend<DB: DrawingBackend>(
+    legend: &DrawingArea<DB, Shift>,
+    c: &Chart,
+    rows: &[Vec<usize>],
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     let bars = c.categories.is_some();
     for (r, row) in rows.iter().enumerate() {
         let y = r as i32 * LEGEND_ROW + LEGEND_ROW / 2;
@@ -381,7 +488,6 @@ where
             x += legend_width(name);
         }
     }
-    root.present().map_err(e)?;
     Ok(())
 }
 
