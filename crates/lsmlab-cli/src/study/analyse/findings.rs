@@ -5,6 +5,7 @@
 
 use super::summary::{higher_is_better, CompareRow, SummaryRow, NOISY_CV};
 use crate::study::plan::matrix::Cell;
+use crate::study::plan::spec::Plan;
 use crate::study::text::significant;
 
 /// A titled group of findings.
@@ -95,6 +96,23 @@ impl Sources<'_> {
             .position(|x| x == m)
             .unwrap_or(usize::MAX)
     }
+}
+
+/// The metrics the findings speak of: those of the plan's figures (time series aside), then
+/// those of its claims, each once.
+pub fn metrics_of(plan: &Plan) -> Vec<String> {
+    let mut metrics: Vec<String> = Vec::new();
+    let figure_metrics = plan
+        .figure
+        .iter()
+        .filter(|f| f.kind != "timeseries")
+        .flat_map(|f| f.metrics.iter());
+    for m in figure_metrics.chain(plan.claim.iter().map(|c| &c.metric)) {
+        if !metrics.contains(m) {
+            metrics.push(m.clone());
+        }
+    }
+    metrics
 }
 
 /// Ratios tested and ratios listed (their CI excludes 1), for the closing count.

@@ -8,3 +8,6 @@ pub mod regression;
 pub mod statistics;
 pub mod summary;
 pub mod verdicts;
+
+#[cfg(test)]
+mod study_cases;

@@ -128,18 +128,7 @@ fn slug(s: &str) -> String {
 /// The findings of the report (see `findings`).
 fn findings(input: &Input, drawn: &[Drawn]) -> Vec<Section> {
     let x = input.expanded;
-    let mut metrics: Vec<String> = Vec::new();
-    let figure_metrics = x
-        .plan
-        .figure
-        .iter()
-        .filter(|f| f.kind != "timeseries")
-        .flat_map(|f| f.metrics.iter());
-    for m in figure_metrics.chain(x.plan.claim.iter().map(|c| &c.metric)) {
-        if !metrics.contains(m) {
-            metrics.push(m.clone());
-        }
-    }
+    let metrics = findings::metrics_of(&x.plan);
     let sources = Sources {
         cells: &x.cells,
         axes: &x.axes,
