@@ -7,9 +7,10 @@ use super::leveldb_ffi as ffi;
 use super::settings::EngineSettings;
 use super::{EngineKind, Found, Store, StoreIter, Writer};
 use crate::error::{CliError, CliResult};
-use crate::report::engine::ClientCounts;
-use crate::report::figures::{CounterSnapshot, Figures, Snapshot};
-use crate::report::foreign::ForeignFigures;
+use crate::readout::block::{Figures, Snapshot};
+use crate::readout::counters::CounterSnapshot;
+use crate::readout::foreign::ForeignFigures;
+use crate::readout::lsm::ClientCounts;
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -5,8 +5,8 @@
 use super::settings::EngineSettings;
 use super::{EngineKind, Found, Store, StoreIter, Writer};
 use crate::error::{CliError, CliResult};
-use crate::report::engine::{ClientCounts, EngineSnapshot, LsmFigures};
-use crate::report::figures::{Figures, Snapshot};
+use crate::readout::block::{Figures, Snapshot};
+use crate::readout::lsm::{ClientCounts, EngineSnapshot, LsmFigures};
 use lsmlab::filter::{FilterKind, FilterOptions};
 use lsmlab::{Compression, Db, DbIterator, Options, ReadOptions, WriteBatch, WriteOptions};
 use std::path::Path;

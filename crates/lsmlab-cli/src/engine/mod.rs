@@ -38,8 +38,8 @@ mod rocksdb_ffi;
 use librocksdb_sys as _;
 
 use crate::error::{CliError, CliResult};
-use crate::report::engine::ClientCounts;
-use crate::report::figures::{Figures, Snapshot};
+use crate::readout::block::{Figures, Snapshot};
+use crate::readout::lsm::ClientCounts;
 use std::path::Path;
 
 pub use settings::{EngineSettings, LsmlabSettings};
