@@ -18,7 +18,10 @@
 //! reverse.
 #![deny(missing_docs)]
 
+#[cfg(any(feature = "leveldb", feature = "rocksdb"))]
+mod c_api;
 pub mod lsmlab;
+mod pass_through;
 pub mod settings;
 pub mod support;
 
