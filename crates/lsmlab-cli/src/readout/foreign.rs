@@ -291,6 +291,14 @@ mod tests {
         let json = serde_json::to_value(&f).unwrap();
         assert!(json["read_amp"].is_null() && json["compactions"].is_null());
         assert_eq!(json["write_amp"].as_f64(), Some(2.5));
+        // The process figures sit, flattened, where the JSON has always had them.
+        let text = serde_json::to_string(&f).unwrap();
+        assert!(
+            text.contains(
+                r#""memtable_bytes":null,"cpu_user_s":0.0,"cpu_sys_s":0.0,"wall_s":0.0,"device_time_s":null"#
+            ),
+            "{text}"
+        );
         let g = ForeignFigures {
             filter_useful: Some(90),
             filter_positive: Some(12),

@@ -581,6 +581,19 @@ mod tests {
         assert_eq!(f.io["user"].bytes_read, 16384);
         assert_eq!(f.wal_bytes, 100);
         assert_eq!(f.tickers["rocksdb.bloom.filter.useful"], 90);
+        // The process figures sit, flattened, where the JSON has always had them.
+        let json = serde_json::to_string(&f).unwrap();
+        let at = |name: &str| json.find(&format!("\"{name}\":")).expect(name);
+        let order = [
+            "block_cache_bytes",
+            "cpu_user_s",
+            "cpu_sys_s",
+            "wall_s",
+            "device_time_s",
+        ]
+        .map(at);
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{json}");
+        assert!(!json.contains("\"process\""), "{json}");
         let text = f.to_text("t");
         assert!(
             text.contains("lsmlab write_amp            : 3.000"),
