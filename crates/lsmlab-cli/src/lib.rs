@@ -8,7 +8,7 @@ pub mod engine;
 pub mod error;
 pub mod flags;
 pub mod inspect;
-pub mod report;
+pub mod readout;
 pub mod stress;
 pub mod study;
 pub mod suggest;

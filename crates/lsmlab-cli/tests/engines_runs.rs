@@ -7,7 +7,7 @@
 use lsmlab_cli::bench::json::BenchmarkRecord;
 use lsmlab_cli::bench::random::Random64;
 use lsmlab_cli::flags::{parse, Parsed};
-use lsmlab_cli::ycsb::workload::Op;
+use lsmlab_cli::ycsb::measure::Op;
 use lsmlab_cli::ycsb::{self, Phase};
 use std::collections::HashSet;
 use std::path::Path;

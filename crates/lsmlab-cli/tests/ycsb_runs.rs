@@ -2,8 +2,9 @@
 //! a loaded key.
 
 use lsmlab_cli::engine::lsmlab::LsmlabStore;
+use lsmlab_cli::ycsb::measure::Op;
 use lsmlab_cli::ycsb::properties::Properties;
-use lsmlab_cli::ycsb::workload::{CoreWorkload, Op};
+use lsmlab_cli::ycsb::workload::CoreWorkload;
 use lsmlab_cli::ycsb::{builtin, engine_options, parse, run_phase, Phase};
 
 fn workload(name: &str, overrides: &[&str]) -> CoreWorkload {

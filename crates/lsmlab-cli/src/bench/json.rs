@@ -1,8 +1,8 @@
 //! The `--json=FILE` document: every figure of a run, for the lab and notebooks.
 
 use crate::flags::BenchFlags;
-use crate::report::figures::Figures;
-use crate::report::latency::LatencySummary;
+use crate::readout::block::Figures;
+use crate::readout::latency::LatencySummary;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

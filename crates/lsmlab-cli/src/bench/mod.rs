@@ -16,7 +16,7 @@ pub mod workloads;
 use crate::engine::{self, EngineKind, EngineSettings, Store};
 use crate::error::{CliError, CliResult};
 use crate::flags::{BenchFlags, Parsed};
-use crate::report::engine::ClientCounts;
+use crate::readout::lsm::ClientCounts;
 use json::{BenchmarkRecord, RunRecord};
 use random::Random64;
 use rate_limit::RateLimiter;

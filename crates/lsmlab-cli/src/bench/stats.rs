@@ -5,7 +5,7 @@
 //! the operations, ops/sec and MB/s use the wall time from the first thread's start to the last
 //! one's finish, and the merged message is the first thread's.
 
-use crate::report::latency::Latency;
+use crate::readout::latency::Latency;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::time::Instant;

@@ -7,9 +7,10 @@ use super::settings::EngineSettings;
 use super::support::{FJALL_BLOCK_SIZES, FJALL_LEVELS};
 use super::{copy_value, EngineKind, Found, Store, StoreIter, Writer};
 use crate::error::{CliError, CliResult};
-use crate::report::engine::ClientCounts;
-use crate::report::figures::{CounterSnapshot, Figures, Snapshot};
-use crate::report::foreign::ForeignFigures;
+use crate::readout::block::{Figures, Snapshot};
+use crate::readout::counters::CounterSnapshot;
+use crate::readout::foreign::ForeignFigures;
+use crate::readout::lsm::ClientCounts;
 use fjall::config::{
     BlockSizePolicy, BloomConstructionPolicy, CompressionPolicy, FilterPolicy, FilterPolicyEntry,
     RestartIntervalPolicy,

@@ -141,26 +141,6 @@ pub fn version() -> String {
     unsafe { format!("{}.{}", leveldb_major_version(), leveldb_minor_version()) }
 }
 
-fn take_string(p: *mut c_char) -> Option<String> {
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: a non-NULL string from the library is NUL-terminated and ours to free.
-    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
-    // SAFETY: malloc()ed by the library, freed once with its free.
-    unsafe { leveldb_free(p.cast()) };
-    Some(s)
-}
-
-fn with_err<T>(f: impl FnOnce(*mut *mut c_char) -> T) -> Result<T, String> {
-    let mut err: *mut c_char = ptr::null_mut();
-    let v = f(&mut err);
-    match take_string(err) {
-        Some(e) => Err(e),
-        None => Ok(v),
-    }
-}
-
 fn c_string(s: &str) -> Result<CString, String> {
     CString::new(s).map_err(|_| format!("path {s:?} contains a NUL byte"))
 }
@@ -375,122 +355,38 @@ impl Drop for Db {
     }
 }
 
-/// A write batch, cleared after each write and reused.
-pub struct WriteBatch(*mut leveldb_writebatch_t);
-
-impl WriteBatch {
-    /// An empty batch.
-    pub fn new() -> WriteBatch {
-        // SAFETY: no preconditions; freed in Drop.
-        WriteBatch(unsafe { leveldb_writebatch_create() })
-    }
-    /// Adds a put.
-    pub fn put(&mut self, key: &[u8], value: &[u8]) {
-        // SAFETY: the batch copies both slices.
-        unsafe {
-            leveldb_writebatch_put(
-                self.0,
-                key.as_ptr().cast(),
-                key.len(),
-                value.as_ptr().cast(),
-                value.len(),
-            )
-        }
-    }
-    /// Adds a delete.
-    pub fn delete(&mut self, key: &[u8]) {
-        // SAFETY: the batch copies the key.
-        unsafe { leveldb_writebatch_delete(self.0, key.as_ptr().cast(), key.len()) }
-    }
-    /// Empties the batch.
-    pub fn clear(&mut self) {
-        // SAFETY: live batch.
-        unsafe { leveldb_writebatch_clear(self.0) }
-    }
-}
-
-impl Drop for WriteBatch {
-    fn drop(&mut self) {
-        // SAFETY: created by us, destroyed once.
-        unsafe { leveldb_writebatch_destroy(self.0) }
-    }
-}
-
-/// An iterator borrowing its database.
-pub struct Iter<'a> {
-    it: *mut leveldb_iterator_t,
-    _db: std::marker::PhantomData<&'a Db>,
+super::c_api::c_api_wrappers! {
+    free: leveldb_free,
+    batch: leveldb_writebatch_t {
+        create: leveldb_writebatch_create,
+        put: leveldb_writebatch_put,
+        delete: leveldb_writebatch_delete,
+        clear: leveldb_writebatch_clear,
+        destroy: leveldb_writebatch_destroy,
+    },
+    iter: leveldb_iterator_t {
+        seek_to_first: leveldb_iter_seek_to_first,
+        seek_to_last: leveldb_iter_seek_to_last,
+        seek: leveldb_iter_seek,
+        next: leveldb_iter_next,
+        prev: leveldb_iter_prev,
+        valid: leveldb_iter_valid,
+        key: leveldb_iter_key,
+        value: leveldb_iter_value,
+        get_error: leveldb_iter_get_error,
+        destroy: leveldb_iter_destroy,
+    },
 }
 
 impl Iter<'_> {
-    /// `SeekToFirst`.
-    pub fn seek_to_first(&mut self) {
-        // SAFETY: live iterator.
-        unsafe { leveldb_iter_seek_to_first(self.it) }
-    }
-    /// `SeekToLast`.
-    pub fn seek_to_last(&mut self) {
-        // SAFETY: live iterator.
-        unsafe { leveldb_iter_seek_to_last(self.it) }
-    }
-    /// `Seek`.
-    pub fn seek(&mut self, key: &[u8]) {
-        // SAFETY: live iterator; the key is read during the call.
-        unsafe { leveldb_iter_seek(self.it, key.as_ptr().cast(), key.len()) }
-    }
-    /// `Next` (nothing when not valid: LevelDB asserts validity).
-    pub fn next(&mut self) {
-        if self.valid() {
-            // SAFETY: valid iterator.
-            unsafe { leveldb_iter_next(self.it) }
-        }
-    }
-    /// `Prev` (nothing when not valid).
-    pub fn prev(&mut self) {
-        if self.valid() {
-            // SAFETY: valid iterator.
-            unsafe { leveldb_iter_prev(self.it) }
-        }
-    }
-    /// `Valid`.
-    pub fn valid(&self) -> bool {
-        // SAFETY: live iterator.
-        unsafe { leveldb_iter_valid(self.it) != 0 }
-    }
-    /// The key (empty when not valid).
-    pub fn key(&self) -> &[u8] {
+    /// RocksDB's `SeekForPrev`, which LevelDB lacks: the first key ≥ `key`, then one step
+    /// back unless it is `key`; past the end, the last key.
+    pub fn seek_for_prev(&mut self, key: &[u8]) {
+        self.seek(key);
         if !self.valid() {
-            return &[];
+            self.seek_to_last();
+        } else if self.key() != key {
+            self.prev();
         }
-        let mut len = 0;
-        // SAFETY: valid iterator: the slice stays until the next move, which needs &mut self.
-        unsafe {
-            let p = leveldb_iter_key(self.it, &mut len);
-            std::slice::from_raw_parts(p.cast(), len)
-        }
-    }
-    /// The value (empty when not valid).
-    pub fn value(&self) -> &[u8] {
-        if !self.valid() {
-            return &[];
-        }
-        let mut len = 0;
-        // SAFETY: as for key.
-        unsafe {
-            let p = leveldb_iter_value(self.it, &mut len);
-            std::slice::from_raw_parts(p.cast(), len)
-        }
-    }
-    /// The error that stopped the iteration.
-    pub fn status(&self) -> Result<(), String> {
-        // SAFETY: live iterator.
-        with_err(|e| unsafe { leveldb_iter_get_error(self.it, e) })
-    }
-}
-
-impl Drop for Iter<'_> {
-    fn drop(&mut self) {
-        // SAFETY: created by us, destroyed once, before its database.
-        unsafe { leveldb_iter_destroy(self.it) }
     }
 }

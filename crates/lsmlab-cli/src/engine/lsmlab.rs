@@ -5,8 +5,8 @@
 use super::settings::EngineSettings;
 use super::{EngineKind, Found, Store, StoreIter, Writer};
 use crate::error::{CliError, CliResult};
-use crate::report::engine::{ClientCounts, EngineSnapshot, LsmFigures};
-use crate::report::figures::{Figures, Snapshot};
+use crate::readout::block::{Figures, Snapshot};
+use crate::readout::lsm::{ClientCounts, EngineSnapshot, LsmFigures};
 use lsmlab::filter::{FilterKind, FilterOptions};
 use lsmlab::{Compression, Db, DbIterator, Options, ReadOptions, WriteBatch, WriteOptions};
 use std::path::Path;
@@ -161,38 +161,7 @@ impl Writer for LsmlabWriter<'_> {
 
 struct LsmlabIter(DbIterator);
 
-impl StoreIter for LsmlabIter {
-    fn seek_to_first(&mut self) {
-        self.0.seek_to_first();
-    }
-    fn seek_to_last(&mut self) {
-        self.0.seek_to_last();
-    }
-    fn seek(&mut self, key: &[u8]) {
-        self.0.seek(key);
-    }
-    fn seek_for_prev(&mut self, key: &[u8]) {
-        self.0.seek_for_prev(key);
-    }
-    fn next(&mut self) {
-        self.0.next();
-    }
-    fn prev(&mut self) {
-        self.0.prev();
-    }
-    fn valid(&self) -> bool {
-        self.0.valid()
-    }
-    fn key(&self) -> &[u8] {
-        self.0.key()
-    }
-    fn value(&self) -> &[u8] {
-        self.0.value()
-    }
-    fn status(&self) -> CliResult<()> {
-        self.0.status().map_err(|e| err("iterator error", e))
-    }
-}
+super::pass_through::pass_through_iter!(LsmlabIter);
 
 /// The `--statistics` dump: the engine's tickers and histograms (float-ups among them), plus
 /// lsmlab's filter lines and the layout's state: read ratio (per mille), level 0's trigger and

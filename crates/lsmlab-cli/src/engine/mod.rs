@@ -18,7 +18,10 @@
 //! reverse.
 #![deny(missing_docs)]
 
+#[cfg(any(feature = "leveldb", feature = "rocksdb"))]
+mod c_api;
 pub mod lsmlab;
+mod pass_through;
 pub mod settings;
 pub mod support;
 
@@ -38,8 +41,8 @@ mod rocksdb_ffi;
 use librocksdb_sys as _;
 
 use crate::error::{CliError, CliResult};
-use crate::report::engine::ClientCounts;
-use crate::report::figures::{Figures, Snapshot};
+use crate::readout::block::{Figures, Snapshot};
+use crate::readout::lsm::ClientCounts;
 use std::path::Path;
 
 pub use settings::{EngineSettings, LsmlabSettings};

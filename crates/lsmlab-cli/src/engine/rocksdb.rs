@@ -3,11 +3,12 @@
 
 use super::rocksdb_ffi::{self as ffi, compression};
 use super::settings::EngineSettings;
-use super::{EngineKind, Found, Store, StoreIter, Writer};
+use super::{EngineKind, Store};
 use crate::error::{CliError, CliResult};
-use crate::report::engine::ClientCounts;
-use crate::report::figures::{CounterSnapshot, Figures, Snapshot};
-use crate::report::foreign::ForeignFigures;
+use crate::readout::block::{Figures, Snapshot};
+use crate::readout::counters::CounterSnapshot;
+use crate::readout::foreign::ForeignFigures;
+use crate::readout::lsm::ClientCounts;
 use lsmlab::Compression;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -187,91 +188,18 @@ pub fn parse_statistics(text: &str) -> BTreeMap<String, f64> {
     out
 }
 
-struct RocksDbWriter<'a> {
-    db: &'a ffi::Db,
-    batch: ffi::WriteBatch,
-}
-
-impl Writer for RocksDbWriter<'_> {
-    fn put(&mut self, key: &[u8], value: &[u8]) {
-        self.batch.put(key, value);
-    }
-
-    fn delete(&mut self, key: &[u8]) {
-        self.batch.delete(key);
-    }
-
-    fn commit(&mut self) -> CliResult<()> {
-        let r = self.db.write(&mut self.batch);
-        self.batch.clear();
-        r.map_err(|e| CliError::new(format!("write error: {e}")))
-    }
-}
+super::pass_through::batch_writer!(RocksDbWriter, ffi);
 
 struct RocksDbIter<'a>(ffi::Iter<'a>);
 
-impl StoreIter for RocksDbIter<'_> {
-    fn seek_to_first(&mut self) {
-        self.0.seek_to_first();
-    }
-    fn seek_to_last(&mut self) {
-        self.0.seek_to_last();
-    }
-    fn seek(&mut self, key: &[u8]) {
-        self.0.seek(key);
-    }
-    fn seek_for_prev(&mut self, key: &[u8]) {
-        self.0.seek_for_prev(key);
-    }
-    fn next(&mut self) {
-        self.0.next();
-    }
-    fn prev(&mut self) {
-        self.0.prev();
-    }
-    fn valid(&self) -> bool {
-        self.0.valid()
-    }
-    fn key(&self) -> &[u8] {
-        self.0.key()
-    }
-    fn value(&self) -> &[u8] {
-        self.0.value()
-    }
-    fn status(&self) -> CliResult<()> {
-        self.0
-            .status()
-            .map_err(|e| CliError::new(format!("iterator error: {e}")))
-    }
-}
+super::pass_through::pass_through_iter!(RocksDbIter<'_>);
 
 impl Store for RocksDbStore {
     fn kind(&self) -> EngineKind {
         EngineKind::RocksDb
     }
 
-    fn writer(&self) -> Box<dyn Writer + '_> {
-        Box::new(RocksDbWriter {
-            db: &self.db,
-            batch: ffi::WriteBatch::new(),
-        })
-    }
-
-    fn get(&self, key: &[u8], value: &mut Vec<u8>) -> CliResult<Found> {
-        self.db
-            .get(key, value)
-            .map_err(|e| CliError::new(format!("get error: {e}")))
-    }
-
-    fn get_len(&self, key: &[u8]) -> CliResult<Option<usize>> {
-        self.db
-            .get_len(key)
-            .map_err(|e| CliError::new(format!("get error: {e}")))
-    }
-
-    fn iter(&self) -> CliResult<Box<dyn StoreIter + '_>> {
-        Ok(Box::new(RocksDbIter(self.db.iter())))
-    }
+    super::pass_through::c_api_store_calls!(RocksDbWriter, RocksDbIter, ffi);
 
     fn flush(&self) -> CliResult<()> {
         self.db

@@ -229,28 +229,6 @@ pub mod compression {
     pub const ZSTD: i32 = 7;
 }
 
-/// Takes ownership of a C string the library allocated; `None` for NULL.
-fn take_string(p: *mut c_char) -> Option<String> {
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: a non-NULL string from the library is NUL-terminated and ours to free.
-    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
-    // SAFETY: allocated by the library, freed once, with its own free.
-    unsafe { rocksdb_free(p.cast()) };
-    Some(s)
-}
-
-/// Runs `f` with an `errptr`; the error string it set, if any.
-fn with_err<T>(f: impl FnOnce(*mut *mut c_char) -> T) -> Result<T, String> {
-    let mut err: *mut c_char = ptr::null_mut();
-    let v = f(&mut err);
-    match take_string(err) {
-        Some(e) => Err(e),
-        None => Ok(v),
-    }
-}
-
 fn c_string(what: &str, s: &str) -> Result<CString, String> {
     CString::new(s).map_err(|_| format!("{what} {s:?} contains a NUL byte"))
 }
@@ -564,127 +542,33 @@ impl Drop for Db {
     }
 }
 
-/// A write batch, cleared after each write and reused.
-pub struct WriteBatch(*mut rocksdb_writebatch_t);
-
-impl WriteBatch {
-    /// An empty batch.
-    pub fn new() -> WriteBatch {
-        // SAFETY: no preconditions; freed in Drop.
-        WriteBatch(unsafe { rocksdb_writebatch_create() })
-    }
-    /// Adds a put.
-    pub fn put(&mut self, key: &[u8], value: &[u8]) {
-        // SAFETY: the batch copies both slices.
-        unsafe {
-            rocksdb_writebatch_put(
-                self.0,
-                key.as_ptr().cast(),
-                key.len(),
-                value.as_ptr().cast(),
-                value.len(),
-            )
-        }
-    }
-    /// Adds a delete.
-    pub fn delete(&mut self, key: &[u8]) {
-        // SAFETY: the batch copies the key.
-        unsafe { rocksdb_writebatch_delete(self.0, key.as_ptr().cast(), key.len()) }
-    }
-    /// Empties the batch, keeping its buffer.
-    pub fn clear(&mut self) {
-        // SAFETY: self.0 is live.
-        unsafe { rocksdb_writebatch_clear(self.0) }
-    }
-}
-
-impl Drop for WriteBatch {
-    fn drop(&mut self) {
-        // SAFETY: created by us, destroyed once.
-        unsafe { rocksdb_writebatch_destroy(self.0) }
-    }
-}
-
-/// An iterator borrowing its database.
-pub struct Iter<'a> {
-    it: *mut rocksdb_iterator_t,
-    _db: std::marker::PhantomData<&'a Db>,
+super::c_api::c_api_wrappers! {
+    free: rocksdb_free,
+    batch: rocksdb_writebatch_t {
+        create: rocksdb_writebatch_create,
+        put: rocksdb_writebatch_put,
+        delete: rocksdb_writebatch_delete,
+        clear: rocksdb_writebatch_clear,
+        destroy: rocksdb_writebatch_destroy,
+    },
+    iter: rocksdb_iterator_t {
+        seek_to_first: rocksdb_iter_seek_to_first,
+        seek_to_last: rocksdb_iter_seek_to_last,
+        seek: rocksdb_iter_seek,
+        next: rocksdb_iter_next,
+        prev: rocksdb_iter_prev,
+        valid: rocksdb_iter_valid,
+        key: rocksdb_iter_key,
+        value: rocksdb_iter_value,
+        get_error: rocksdb_iter_get_error,
+        destroy: rocksdb_iter_destroy,
+    },
 }
 
 impl Iter<'_> {
-    /// `SeekToFirst`.
-    pub fn seek_to_first(&mut self) {
-        // SAFETY: live iterator.
-        unsafe { rocksdb_iter_seek_to_first(self.it) }
-    }
-    /// `SeekToLast`.
-    pub fn seek_to_last(&mut self) {
-        // SAFETY: live iterator.
-        unsafe { rocksdb_iter_seek_to_last(self.it) }
-    }
-    /// `Seek`.
-    pub fn seek(&mut self, key: &[u8]) {
-        // SAFETY: live iterator; the key is read during the call.
-        unsafe { rocksdb_iter_seek(self.it, key.as_ptr().cast(), key.len()) }
-    }
     /// `SeekForPrev`.
     pub fn seek_for_prev(&mut self, key: &[u8]) {
         // SAFETY: live iterator; the key is read during the call.
         unsafe { rocksdb_iter_seek_for_prev(self.it, key.as_ptr().cast(), key.len()) }
-    }
-    /// `Next` (nothing when not valid: RocksDB requires a valid iterator).
-    pub fn next(&mut self) {
-        if self.valid() {
-            // SAFETY: valid iterator.
-            unsafe { rocksdb_iter_next(self.it) }
-        }
-    }
-    /// `Prev` (nothing when not valid).
-    pub fn prev(&mut self) {
-        if self.valid() {
-            // SAFETY: valid iterator.
-            unsafe { rocksdb_iter_prev(self.it) }
-        }
-    }
-    /// `Valid`.
-    pub fn valid(&self) -> bool {
-        // SAFETY: live iterator.
-        unsafe { rocksdb_iter_valid(self.it) != 0 }
-    }
-    /// The key (empty when not valid).
-    pub fn key(&self) -> &[u8] {
-        if !self.valid() {
-            return &[];
-        }
-        let mut len = 0;
-        // SAFETY: valid iterator: the slice stays until the next move, which needs &mut self.
-        unsafe {
-            let p = rocksdb_iter_key(self.it, &mut len);
-            std::slice::from_raw_parts(p.cast(), len)
-        }
-    }
-    /// The value (empty when not valid).
-    pub fn value(&self) -> &[u8] {
-        if !self.valid() {
-            return &[];
-        }
-        let mut len = 0;
-        // SAFETY: as for key.
-        unsafe {
-            let p = rocksdb_iter_value(self.it, &mut len);
-            std::slice::from_raw_parts(p.cast(), len)
-        }
-    }
-    /// The error that stopped the iteration.
-    pub fn status(&self) -> Result<(), String> {
-        // SAFETY: live iterator.
-        with_err(|e| unsafe { rocksdb_iter_get_error(self.it, e) })
-    }
-}
-
-impl Drop for Iter<'_> {
-    fn drop(&mut self) {
-        // SAFETY: created by us, destroyed once, before its database (lifetime).
-        unsafe { rocksdb_iter_destroy(self.it) }
     }
 }

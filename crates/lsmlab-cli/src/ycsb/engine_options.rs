@@ -4,23 +4,12 @@
 //! property and a flag of one name mean the same; the result is the engine-neutral
 //! [`EngineSettings`] every engine adapter reads.
 
-use super::properties::Properties;
+use super::properties::{is_engine_property, Properties, PREFIX};
 use crate::engine::EngineSettings;
 use crate::error::{CliError, CliResult};
 use crate::flags::set_engine_option;
 use crate::flags::BenchFlags;
 use lsmlab::Options;
-
-/// Prefix of the properties that set engine options.
-pub const PREFIX: &str = "lsmlab.";
-
-/// `lsmlab.*` properties that belong to the driver, not the engine.
-const DRIVER: &[&str] = &["lsmlab.seed", "lsmlab.settle"];
-
-/// True if `key` sets an engine option (so it is not a CoreWorkload property).
-pub fn is_engine_property(key: &str) -> bool {
-    key == "layout" || (key.starts_with(PREFIX) && !DRIVER.contains(&key))
-}
 
 /// The settings of the store at `path` the properties ask for: `lsmlab bench`'s defaults (but
 /// the engine's own delayed write rate), then `layout`, then each `lsmlab.<option>`; and the

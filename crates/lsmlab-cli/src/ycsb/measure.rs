@@ -1,11 +1,38 @@
-//! YCSB's measurements: latency and return codes per operation, printed as YCSB's
-//! `hdrhistogram` measurement type prints them (`[READ], Operations, 511`, …).
+//! YCSB's operations and their measurements: latency and return codes per operation type,
+//! printed as YCSB's `hdrhistogram` measurement type prints them (`[READ], Operations, 511`, …).
 
-use super::workload::Op;
-use crate::report::latency::{Latency, LatencySummary};
+use crate::readout::latency::{Latency, LatencySummary};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+/// YCSB operation types, named as YCSB's report names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Op {
+    /// Insert a new record.
+    Insert,
+    /// Read one record.
+    Read,
+    /// Overwrite one record.
+    Update,
+    /// Scan a range of records.
+    Scan,
+    /// Read a record, then write it.
+    ReadModifyWrite,
+}
+
+impl Op {
+    /// The name in YCSB's report (`[READ]`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Insert => "INSERT",
+            Op::Read => "READ",
+            Op::Update => "UPDATE",
+            Op::Scan => "SCAN",
+            Op::ReadModifyWrite => "READ-MODIFY-WRITE",
+        }
+    }
+}
 
 /// Latencies and return codes of every operation type.
 #[derive(Clone, Default)]

@@ -12,8 +12,8 @@ pub mod workload;
 
 use crate::engine::{self, EngineKind, Store};
 use crate::error::{CliError, CliResult};
-use crate::report::engine::ClientCounts;
-use crate::report::figures::Figures;
+use crate::readout::block::Figures;
+use crate::readout::lsm::ClientCounts;
 use measure::{Measurements, OpRecord};
 use properties::Properties;
 use serde::Serialize;

@@ -5,6 +5,17 @@ use crate::error::{CliError, CliResult};
 use crate::suggest::closest;
 use std::collections::BTreeMap;
 
+/// Prefix of the properties that set engine options.
+pub const PREFIX: &str = "lsmlab.";
+
+/// `lsmlab.*` properties that belong to the driver, not the engine.
+const DRIVER: &[&str] = &["lsmlab.seed", "lsmlab.settle"];
+
+/// True if `key` sets an engine option (so it is not a CoreWorkload property).
+pub fn is_engine_property(key: &str) -> bool {
+    key == "layout" || (key.starts_with(PREFIX) && !DRIVER.contains(&key))
+}
+
 /// Properties CoreWorkload (and lsmlab's YCSB driver) reads; others are ignored with a warning.
 pub const KNOWN: &[&str] = &[
     "workload",
@@ -89,9 +100,7 @@ impl Properties {
     pub fn unknown_warnings(&self) -> Vec<String> {
         self.map
             .keys()
-            .filter(|k| {
-                !KNOWN.contains(&k.as_str()) && !super::engine_options::is_engine_property(k)
-            })
+            .filter(|k| !KNOWN.contains(&k.as_str()) && !is_engine_property(k))
             .map(|k| {
                 let hint = closest(k, KNOWN.iter().copied())
                     .map(|c| format!(" (did you mean {c}?)"))

@@ -11,40 +11,12 @@ use super::generator::{
     Zipfian, ZIPFIAN_CONSTANT,
 };
 use super::keys::build_key_name;
-use super::measure::Measurements;
+use super::measure::{Measurements, Op};
 use super::properties::Properties;
 use super::random::YcsbRandom;
 use crate::engine::{Store, Writer};
 use crate::error::{CliError, CliResult};
 use std::time::Instant;
-
-/// YCSB operation types, named as YCSB's report names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Op {
-    /// Insert a new record.
-    Insert,
-    /// Read one record.
-    Read,
-    /// Overwrite one record.
-    Update,
-    /// Scan a range of records.
-    Scan,
-    /// Read a record, then write it.
-    ReadModifyWrite,
-}
-
-impl Op {
-    /// The name in YCSB's report (`[READ]`, …).
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Insert => "INSERT",
-            Op::Read => "READ",
-            Op::Update => "UPDATE",
-            Op::Scan => "SCAN",
-            Op::ReadModifyWrite => "READ-MODIFY-WRITE",
-        }
-    }
-}
 
 /// How request keys are chosen (`requestdistribution`).
 #[derive(Debug, Clone)]

@@ -172,6 +172,8 @@ impl Level0Triggers {
 pub struct LayoutStatus {
     /// Reads / operations over the policy's window; `None` for a policy that does not track it.
     pub read_ratio: Option<f64>,
+    /// The operations `read_ratio` is measured over; `None` with it.
+    pub read_ratio_window: Option<usize>,
     /// Float-ups the policy asked for (including those later skipped).
     pub float_ups_requested: u64,
     /// Float-ups skipped because they would have read too many tables of the levels crossed.

@@ -159,15 +159,11 @@ fn layout_stats(inner: &DbInner) -> String {
     let mut s = String::from("\n** Layout [default] **\n");
     let preset = opts.layout_preset().unwrap_or("custom");
     let _ = write!(s, "Layout: {} (preset {preset})", p.name());
-    match status.read_ratio {
-        Some(r) => {
-            let _ = writeln!(
-                s,
-                "; read ratio {r:.2} over the last {} operations",
-                opts.fslsm.read_ratio_window
-            );
+    match (status.read_ratio, status.read_ratio_window) {
+        (Some(r), Some(n)) => {
+            let _ = writeln!(s, "; read ratio {r:.2} over the last {n} operations");
         }
-        None => s.push('\n'),
+        _ => s.push('\n'),
     }
     let t = p.level0_triggers(opts);
     let _ = write!(

@@ -9,6 +9,7 @@
 
 use super::{DbInner, LevelStats};
 use crate::stats::Ticker;
+use crate::version::Version;
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
@@ -156,82 +157,13 @@ pub(crate) fn dump(inner: &DbInner) -> String {
     let mut last = inner.last_stats_dump.lock();
 
     let mut s = String::from("\n** Compaction Stats [default] **\n");
-    s.push_str("Level    Files   Size     Score Read(GB)  Rn(GB) Rnp1(GB) Write(GB) Wnew(GB) Moved(GB) W-Amp Rd(MB/s) Wr(MB/s) Comp(sec) CompMergeCPU(sec) Comp(cnt) Avg(sec) KeyIn KeyDrop Rblob(GB) Wblob(GB)\n");
-    let _ = writeln!(s, "{}", "-".repeat(192));
-    let mut sum = LevelStats::default();
-    let (mut sum_files, mut sum_busy, mut sum_bytes) = (0, 0, 0u64);
-    for (l, files) in v.levels.iter().enumerate() {
-        let ls = st.level_stats[l];
-        let bytes: u64 = files.iter().map(|f| f.size).sum();
-        let busy = files
-            .iter()
-            .filter(|f| f.being_compacted.load(Ordering::Relaxed))
-            .count();
-        if files.is_empty() && ls.count == 0 {
-            continue;
-        }
-        let w_amp = if l == 0 {
-            if ls.written > 0 {
-                1.0
-            } else {
-                0.0
-            }
-        } else if ls.read_level > 0 {
-            ls.written as f64 / ls.read_level as f64
-        } else {
-            0.0
-        };
-        row(
-            &mut s,
-            &format!("L{l}"),
-            files.len(),
-            busy,
-            bytes,
-            scores.get(l).copied().unwrap_or(0.0),
-            &ls,
-            w_amp,
-        );
-        sum_files += files.len();
-        sum_busy += busy;
-        sum_bytes += bytes;
-        add(&mut sum, &ls);
-    }
+    let sum = level_table(&mut s, &v, &st.level_stats, &scores);
     let flush_bytes = st.level_stats[0].written;
-    let amp = |sum: &LevelStats, flushed: u64| {
-        if flushed > 0 {
-            sum.written as f64 / flushed as f64
-        } else {
-            0.0
-        }
-    };
-    row(
-        &mut s,
-        "Sum",
-        sum_files,
-        sum_busy,
-        sum_bytes,
-        0.0,
-        &sum,
-        amp(&sum, flush_bytes),
-    );
     let int = minus(&sum, &last.sum);
     let int_flush = flush_bytes.saturating_sub(last.flush_bytes);
     row(&mut s, "Int", 0, 0, 0, 0.0, &int, amp(&int, int_flush));
 
-    let blob_total: u64 = v.blobs.values().map(|b| b.file_size()).sum();
-    let blob_garbage: u64 = v.blobs.values().map(|b| b.garbage_bytes).sum();
-    let space_amp = if blob_total > blob_garbage {
-        blob_total as f64 / (blob_total - blob_garbage) as f64
-    } else {
-        0.0
-    };
-    let _ = writeln!(
-        s,
-        "\nBlob file count: {}, total size: {:.1} GB, garbage size: {:.1} GB, space amp: {space_amp:.1}\n",
-        v.blobs.len(),
-        blob_total as f64 / GB,
-        blob_garbage as f64 / GB,
-    );
+    blob_summary(&mut s, &v);
     let interval = uptime - last.uptime_secs;
     let _ = writeln!(s, "Uptime(secs): {uptime:.1} total, {interval:.1} interval");
     let _ = writeln!(
@@ -281,11 +213,106 @@ pub(crate) fn dump(inner: &DbInner) -> String {
         stall_micros: ticker(Ticker::StallMicros),
         stalls,
     };
+    db_stats(&mut s, &now, &last, uptime, interval);
+    *last = now;
+    s
+}
+
+/// Bytes compacted out of the levels per byte flushed (0 before the first flush).
+fn amp(sum: &LevelStats, flushed: u64) -> f64 {
+    if flushed > 0 {
+        sum.written as f64 / flushed as f64
+    } else {
+        0.0
+    }
+}
+
+/// The compaction table's header, a row per level in use and the `Sum` row; returns the sum.
+fn level_table(
+    s: &mut String,
+    v: &Version,
+    level_stats: &[LevelStats],
+    scores: &[f64],
+) -> LevelStats {
+    s.push_str("Level    Files   Size     Score Read(GB)  Rn(GB) Rnp1(GB) Write(GB) Wnew(GB) Moved(GB) W-Amp Rd(MB/s) Wr(MB/s) Comp(sec) CompMergeCPU(sec) Comp(cnt) Avg(sec) KeyIn KeyDrop Rblob(GB) Wblob(GB)\n");
+    let _ = writeln!(s, "{}", "-".repeat(192));
+    let mut sum = LevelStats::default();
+    let (mut sum_files, mut sum_busy, mut sum_bytes) = (0, 0, 0u64);
+    for (l, files) in v.levels.iter().enumerate() {
+        let ls = level_stats.get(l).copied().unwrap_or_default();
+        let bytes: u64 = files.iter().map(|f| f.size).sum();
+        let busy = files
+            .iter()
+            .filter(|f| f.being_compacted.load(Ordering::Relaxed))
+            .count();
+        if files.is_empty() && ls.count == 0 {
+            continue;
+        }
+        let w_amp = if l == 0 {
+            if ls.written > 0 {
+                1.0
+            } else {
+                0.0
+            }
+        } else if ls.read_level > 0 {
+            ls.written as f64 / ls.read_level as f64
+        } else {
+            0.0
+        };
+        row(
+            s,
+            &format!("L{l}"),
+            files.len(),
+            busy,
+            bytes,
+            scores.get(l).copied().unwrap_or(0.0),
+            &ls,
+            w_amp,
+        );
+        sum_files += files.len();
+        sum_busy += busy;
+        sum_bytes += bytes;
+        add(&mut sum, &ls);
+    }
+    let flush_bytes = level_stats.first().map_or(0, |ls| ls.written);
+    row(
+        s,
+        "Sum",
+        sum_files,
+        sum_busy,
+        sum_bytes,
+        0.0,
+        &sum,
+        amp(&sum, flush_bytes),
+    );
+    sum
+}
+
+/// The blob files' line: count, size, garbage and the space amplification they make.
+fn blob_summary(s: &mut String, v: &Version) {
+    let blob_total: u64 = v.blobs.values().map(|b| b.file_size()).sum();
+    let blob_garbage: u64 = v.blobs.values().map(|b| b.garbage_bytes).sum();
+    let space_amp = if blob_total > blob_garbage {
+        blob_total as f64 / (blob_total - blob_garbage) as f64
+    } else {
+        0.0
+    };
+    let _ = writeln!(
+        s,
+        "\nBlob file count: {}, total size: {:.1} GB, garbage size: {:.1} GB, space amp: {space_amp:.1}\n",
+        v.blobs.len(),
+        blob_total as f64 / GB,
+        blob_garbage as f64 / GB,
+    );
+}
+
+/// The `** DB Stats **` section: writes, WAL and stalls, since open and since `last`.
+fn db_stats(s: &mut String, now: &Cumulative, last: &Cumulative, uptime: f64, interval: f64) {
     s.push_str("\n** DB Stats **\n");
     let _ = writeln!(s, "Uptime(secs): {uptime:.1} total, {interval:.1} interval");
     for (what, a, b, secs) in [
-        ("Cumulative", &now, &Cumulative::default(), uptime),
-        ("Interval", &now, &*last, interval),
+        ("Cumulative", now, &Cumulative::default(), uptime),
+        ("Interval", now, last, interval),
     ] {
         let writes = a.writes.saturating_sub(b.writes);
         let groups = a.groups.saturating_sub(b.groups);
@@ -324,8 +351,6 @@ pub(crate) fn dump(inner: &DbInner) -> String {
             }
         );
     }
-    *last = now;
-    s
 }
 
 #[cfg(test)]

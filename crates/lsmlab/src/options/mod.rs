@@ -3,9 +3,11 @@
 //! Names and defaults follow RocksDB's where RocksDB has the knob (and `db_bench`'s flag of the
 //! same name sets it), so a study's settings carry over unchanged.
 
+pub(crate) mod compression;
 mod layout;
 mod shape;
 
+pub use compression::Compression;
 pub use layout::{
     parse_increments, CompactionVictims, FloatTarget, FslsmOptions, Layout, LAYOUT_PRESETS,
 };
@@ -17,34 +19,6 @@ use crate::filter::FilterOptions;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// How blocks are compressed on disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Compression {
-    /// Blocks are stored as they are. Default: the studies run with `--compression_type=none`.
-    #[default]
-    None,
-    /// LZ4 block compression: fast, moderate ratio.
-    Lz4,
-    /// Zstandard at level 3: slower, better ratio.
-    Zstd,
-}
-
-impl Compression {
-    /// Parses db_bench's `--compression_type` values: `none`, `lz4`, `zstd`.
-    pub fn parse(s: &str) -> Result<Compression> {
-        match s {
-            "none" | "kNoCompression" => Ok(Compression::None),
-            "lz4" | "kLZ4Compression" => Ok(Compression::Lz4),
-            "zstd" | "kZSTD" => Ok(Compression::Zstd),
-            other => Err(Error::invalid_option(
-                "compression",
-                format!("{other:?}"),
-                "allowed: none, lz4, zstd",
-            )),
-        }
-    }
-}
 
 /// What recovery does with a WAL that is damaged or ends in an incomplete record
 /// (RocksDB's `WALRecoveryMode`, same names and numbers).

@@ -13,7 +13,7 @@ use crate::filter::key_hash;
 use crate::key::{
     compare_internal, pack_trailer, user_key, ValueKind, MAX_SEQUENCE, SEEK_KIND, TRAILER_LEN,
 };
-use crate::options::Compression;
+use crate::options::compression::Compression;
 use crate::stats::{HistogramKind, Statistics, Ticker};
 use std::cmp::Ordering;
 use std::path::PathBuf;

@@ -20,7 +20,7 @@ pub use readahead::BlockFetch;
 pub use reader::{IndexEntry, TableReader};
 
 use crate::filter::FilterPolicy;
-use crate::options::Compression;
+use crate::options::compression::Compression;
 use crate::pinned::PinnedValue;
 use std::sync::Arc;
 

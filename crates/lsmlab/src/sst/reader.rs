@@ -6,8 +6,7 @@ use super::footer::{
     block_crc, BlockHandle, Footer, IndexValue, BLOCK_TRAILER_LEN, FOOTER_LEN,
     FORMAT_FIRST_KEY_INDEX, LZ4_COMPRESSION, MAX_BLOCK_BYTES, NO_COMPRESSION, ZSTD_COMPRESSION,
 };
-use super::readahead::{BlockFetch, Readahead};
-use super::table_iter::TableIter;
+use super::readahead::Readahead;
 use super::{properties, TableGet, TableProperties};
 use crate::cache::BlockCache;
 use crate::coding::{get_fixed32, get_varint32};
@@ -291,10 +290,9 @@ impl TableReader {
         Ok(TableGet::NotFound)
     }
 
-    /// A cursor over every entry.
-    pub fn iter(self: &Arc<Self>, cat: IoCategory, fetch: BlockFetch) -> Box<dyn InternalIterator> {
-        let index = BlockIter::new(self.index.clone(), self.path.clone(), self.index_offset);
-        Box::new(TableIter::new(self.clone(), index, cat, fetch))
+    /// A cursor over the index block (one entry per data block).
+    pub(super) fn index_cursor(&self) -> BlockIter {
+        BlockIter::new(self.index.clone(), self.path.clone(), self.index_offset)
     }
 
     /// The index: for each data block, the last key it holds (or a separator after it), where

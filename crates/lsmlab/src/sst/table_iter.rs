@@ -46,6 +46,14 @@ pub(super) struct TableIter {
     err: Option<Error>,
 }
 
+impl TableReader {
+    /// A cursor over every entry.
+    pub fn iter(self: &Arc<Self>, cat: IoCategory, fetch: BlockFetch) -> Box<dyn InternalIterator> {
+        let index = self.index_cursor();
+        Box::new(TableIter::new(self.clone(), index, cat, fetch))
+    }
+}
+
 impl TableIter {
     /// A cursor over `table`, whose index block `index` walks.
     pub(super) fn new(

@@ -110,7 +110,7 @@ fn from_statistics(m: &mut Metrics, step: &str, out: &Output) {
     if let Some(v) = out.tickers.get("lsmlab.filter.bytes") {
         m.insert(format!("{step}.filter_mb"), *v as f64 / mb);
         let keys = out.tickers.get("lsmlab.filter.keys").copied().unwrap_or(0);
-        if let Some(bpk) = crate::report::formulas::filter_bits_per_key(*v, keys) {
+        if let Some(bpk) = crate::readout::formulas::filter_bits_per_key(*v, keys) {
             m.insert(format!("{step}.filter_bits_per_key"), bpk);
         }
     }
@@ -171,7 +171,7 @@ pub fn from_lsmlab_json(m: &mut Metrics, step_label: &str, doc: &serde_json::Val
         }
         let whole = |f: &str| block.get(f).and_then(|v| v.as_u64());
         if let (Some(bytes), Some(keys)) = (whole("filter_bytes"), whole("filter_keys")) {
-            if let Some(bpk) = crate::report::formulas::filter_bits_per_key(bytes, keys) {
+            if let Some(bpk) = crate::readout::formulas::filter_bits_per_key(bytes, keys) {
                 m.insert(format!("{prefix}.lsmlab.filter_bits_per_key"), bpk);
             }
         }

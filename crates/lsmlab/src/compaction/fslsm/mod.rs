@@ -268,6 +268,7 @@ impl LayoutPolicy for FslsmPolicy {
     fn status(&self) -> LayoutStatus {
         LayoutStatus {
             read_ratio: Some(self.ratio.ratio()),
+            read_ratio_window: Some(self.ratio.window()),
             float_ups_requested: self.requested.load(Ordering::Relaxed),
             float_ups_skipped: self.skipped.load(Ordering::Relaxed),
         }

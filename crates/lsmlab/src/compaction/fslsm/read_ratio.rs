@@ -40,6 +40,11 @@ impl ReadRatio {
         }
     }
 
+    /// The operations the window holds.
+    pub(crate) fn window(&self) -> usize {
+        self.slots.len()
+    }
+
     /// η in [0, 1]: reads / operations in the window; 0 before any operation.
     pub(crate) fn ratio(&self) -> f64 {
         let filled = self
@@ -61,6 +66,7 @@ mod tests {
     #[test]
     fn ratio_follows_the_last_window_of_operations() {
         let r = ReadRatio::new(10);
+        assert_eq!((r.window(), ReadRatio::new(0).window()), (10, 1));
         assert_eq!(r.ratio(), 0.0);
         r.record(true, 3);
         r.record(false, 1);

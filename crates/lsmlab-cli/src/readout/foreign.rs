@@ -6,9 +6,10 @@
 //! Definitions are lsmlab's (docs/metrics.md); the user bytes written and returned are the
 //! benchmark's own counts (key + value), on every engine alike.
 
-use super::figures::CounterSnapshot;
+use super::counters::CounterSnapshot;
 use super::formulas;
 use super::process::{dir_size, peak_rss_bytes};
+use super::shared::{EngineFigures, ProcessFigures};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -74,12 +75,10 @@ pub struct ForeignFigures {
     pub block_cache_bytes: Option<u64>,
     /// Memory the engine reports for memtables (and, for LevelDB, its caches).
     pub memtable_bytes: Option<u64>,
-    /// User CPU seconds of the process during the benchmark.
-    pub cpu_user_s: f64,
-    /// System CPU seconds of the process during the benchmark.
-    pub cpu_sys_s: f64,
-    /// Wall seconds between the snapshots.
-    pub wall_s: f64,
+    /// CPU and wall time of the process during the benchmark (`cpu_user_s`, `cpu_sys_s`,
+    /// `wall_s` in the JSON).
+    #[serde(flatten)]
+    pub process: ProcessFigures,
     /// The device-time model's figure: the engine has no page counters, so none.
     pub device_time_s: Option<f64>,
     /// The compaction policy, as the engine names it.
@@ -98,7 +97,7 @@ impl ForeignFigures {
         before: &CounterSnapshot,
         after: &CounterSnapshot,
         db_path: &Path,
-        client: super::engine::ClientCounts,
+        client: super::lsm::ClientCounts,
     ) -> ForeignFigures {
         ForeignFigures {
             engine: engine.to_string(),
@@ -106,9 +105,7 @@ impl ForeignFigures {
             bytes_returned: client.bytes_returned,
             db_size_bytes: dir_size(db_path),
             peak_rss_bytes: peak_rss_bytes(),
-            cpu_user_s: (after.cpu.user_s - before.cpu.user_s).max(0.0),
-            cpu_sys_s: (after.cpu.sys_s - before.cpu.sys_s).max(0.0),
-            wall_s: after.at.duration_since(before.at).as_secs_f64(),
+            process: ProcessFigures::between((before.cpu, before.at), (after.cpu, after.at)),
             tickers: after
                 .counters
                 .keys()
@@ -146,9 +143,22 @@ impl ForeignFigures {
         };
         self
     }
+}
 
-    /// The block printed after a benchmark: lsmlab's lines, `n/a` where the engine cannot say.
-    pub fn to_text(&self, title: &str) -> String {
+impl EngineFigures for ForeignFigures {
+    fn write_amp(&self) -> Option<f64> {
+        self.write_amp
+    }
+
+    fn bytes_returned(&self) -> u64 {
+        self.bytes_returned
+    }
+
+    fn process(&self) -> &ProcessFigures {
+        &self.process
+    }
+
+    fn to_text(&self, title: &str) -> String {
         let na = || "n/a".to_string();
         let f = |v: Option<f64>, prec: usize| v.map(|x| format!("{x:.prec$}")).unwrap_or_else(na);
         let mb = |b: Option<u64>| {
@@ -246,17 +256,9 @@ impl ForeignFigures {
         let _ = writeln!(
             s,
             "lsmlab device_time         : n/a (no page counters in {}; wall {:.3} s)",
-            self.engine, self.wall_s
+            self.engine, self.process.wall_s
         );
-        let cpu = self.cpu_user_s + self.cpu_sys_s;
-        let _ = writeln!(
-            s,
-            "lsmlab cpu                  : user {:.3} s, sys {:.3} s ({:.1}% of one core over {:.3} s)",
-            self.cpu_user_s,
-            self.cpu_sys_s,
-            if self.wall_s > 0.0 { cpu / self.wall_s * 100.0 } else { 0.0 },
-            self.wall_s
-        );
+        let _ = writeln!(s, "{}", self.process.cpu_line());
         s
     }
 }
@@ -289,6 +291,14 @@ mod tests {
         let json = serde_json::to_value(&f).unwrap();
         assert!(json["read_amp"].is_null() && json["compactions"].is_null());
         assert_eq!(json["write_amp"].as_f64(), Some(2.5));
+        // The process figures sit, flattened, where the JSON has always had them.
+        let text = serde_json::to_string(&f).unwrap();
+        assert!(
+            text.contains(
+                r#""memtable_bytes":null,"cpu_user_s":0.0,"cpu_sys_s":0.0,"wall_s":0.0,"device_time_s":null"#
+            ),
+            "{text}"
+        );
         let g = ForeignFigures {
             filter_useful: Some(90),
             filter_positive: Some(12),

@@ -1,4 +1,4 @@
-//! The metric formulas of docs/metrics.md, written once: lsmlab's block (`engine.rs`) and the
+//! The metric formulas of docs/metrics.md, written once: lsmlab's block (`lsm.rs`) and the
 //! library engines' block (`foreign.rs`) both compute their figures here, so a figure of one
 //! name means the same thing on every engine.
 //!

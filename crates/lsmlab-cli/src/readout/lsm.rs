@@ -8,6 +8,7 @@
 
 use super::formulas;
 use super::process::{cpu_times, dir_size, peak_rss_bytes, CpuTimes};
+use super::shared::{EngineFigures, ProcessFigures};
 use super::sim::{SimCounts, SimFigures};
 use lsmlab::env::{IoCategory, IoCounts};
 use lsmlab::{Db, HistogramKind, Ticker};
@@ -118,12 +119,10 @@ pub struct LsmFigures {
     pub index_bytes: Option<u64>,
     /// `rocksdb.block-cache-usage`.
     pub block_cache_bytes: Option<u64>,
-    /// User CPU seconds of the process during the benchmark.
-    pub cpu_user_s: f64,
-    /// System CPU seconds of the process during the benchmark.
-    pub cpu_sys_s: f64,
-    /// Wall seconds between the snapshots.
-    pub wall_s: f64,
+    /// CPU and wall time of the process during the benchmark (`cpu_user_s`, `cpu_sys_s`,
+    /// `wall_s` in the JSON).
+    #[serde(flatten)]
+    pub process: ProcessFigures,
     /// Device time of the FSLSM model: 8 KiB pages read × T_R + pages written × T_W
     /// (`fslsm_device_read_micros`, `fslsm_device_write_micros`; 50 and 200 µs by default).
     pub device_time_s: f64,
@@ -188,16 +187,9 @@ impl LsmFigures {
         db_path: &Path,
         client: ClientCounts,
     ) -> LsmFigures {
-        let d = |t: Ticker| after.ticker(t).saturating_sub(before.ticker(t));
-        let dio = |c: IoCategory| {
-            let (a, b) = (after.io(c), before.io(c));
-            IoCounts {
-                bytes_read: a.bytes_read.saturating_sub(b.bytes_read),
-                bytes_written: a.bytes_written.saturating_sub(b.bytes_written),
-                pages_read: a.pages_read.saturating_sub(b.pages_read),
-                pages_written: a.pages_written.saturating_sub(b.pages_written),
-            }
-        };
+        let g = Growth { before, after };
+        let d = |t: Ticker| g.ticker(t);
+        let dio = |c: IoCategory| g.io(c);
         let or = |engine: u64, fallback: u64| if engine > 0 { engine } else { fallback };
         let user_bytes_written = or(d(Ticker::BytesWritten), client.bytes_written);
         let flush_bytes = or(
@@ -239,37 +231,13 @@ impl LsmFigures {
             slowdown: 0,
             stop: 0,
         });
-        let background = [
-            IoCategory::Flush,
-            IoCategory::Compaction,
-            IoCategory::Blob,
-            IoCategory::Gc,
-            IoCategory::FloatUp,
-        ];
-        let live_tables: u64 = (0..opts.num_levels)
-            .filter_map(|l| prop(&format!("rocksdb.num-files-at-level{l}")))
-            .sum();
-        let meta =
-            prop("lsmlab.filter.bytes").unwrap_or(0) + prop("lsmlab.index.bytes").unwrap_or(0);
-        let sim = SimFigures::from_counts(&SimCounts {
-            user_bytes: user_bytes_written,
-            returned_bytes: bytes_returned,
+        let sim = sim_figures(
+            &g,
+            db,
+            [user_bytes_written, bytes_returned],
             flush_bytes,
-            flush_table_bytes: dio(IoCategory::Flush).bytes_written,
             compaction_write_bytes,
-            float_up_write_bytes: d(Ticker::FloatUpWriteBytes),
-            device_read_bytes: dio(IoCategory::UserRead).bytes_read
-                + background.iter().map(|&c| dio(c).bytes_read).sum::<u64>(),
-            files_probed: d(Ticker::FilesProbed),
-            table_meta_bytes: lsmlab::sst::footer::FOOTER_LEN as u64
-                + meta.checked_div(live_tables).unwrap_or(0),
-            user_read_pages: dio(IoCategory::UserRead).pages_read,
-            data_block_reads: positive,
-            background_pages_read: background.iter().map(|&c| dio(c).pages_read).sum(),
-            pages_written: IoCategory::ALL.iter().map(|&c| dio(c).pages_written).sum(),
-            t_r,
-            t_w,
-        });
+        );
         LsmFigures {
             sim,
             level0_files: layout.level0_files as u64,
@@ -320,41 +288,31 @@ impl LsmFigures {
             filter_keys: prop("lsmlab.filter.keys"),
             index_bytes: prop("lsmlab.index.bytes"),
             block_cache_bytes: prop("rocksdb.block-cache-usage"),
-            cpu_user_s: (after.cpu.user_s - before.cpu.user_s).max(0.0),
-            cpu_sys_s: (after.cpu.sys_s - before.cpu.sys_s).max(0.0),
-            wall_s: after.at.duration_since(before.at).as_secs_f64(),
-            device_time_s: IoCategory::ALL
-                .iter()
-                .map(|&c| {
-                    let x = dio(c);
-                    x.pages_read as f64 * t_r + x.pages_written as f64 * t_w
-                })
-                .sum::<f64>()
-                / 1e6,
-            io: IoCategory::ALL
-                .iter()
-                .map(|&c| {
-                    let x = dio(c);
-                    (
-                        c.name().to_string(),
-                        IoFigures {
-                            bytes_read: x.bytes_read,
-                            bytes_written: x.bytes_written,
-                            pages_read: x.pages_read,
-                            pages_written: x.pages_written,
-                        },
-                    )
-                })
-                .collect(),
+            process: ProcessFigures::between((before.cpu, before.at), (after.cpu, after.at)),
+            device_time_s: device_time_s(&g, t_r, t_w),
+            io: io_figures(&g),
             tickers: Ticker::ALL
                 .iter()
                 .map(|&t| (t.name().to_string(), d(t)))
                 .collect(),
         }
     }
+}
 
-    /// The block printed after a benchmark: one `lsmlab <figure> : <value>` line per figure.
-    pub fn to_text(&self, title: &str) -> String {
+impl EngineFigures for LsmFigures {
+    fn write_amp(&self) -> Option<f64> {
+        self.write_amp
+    }
+
+    fn bytes_returned(&self) -> u64 {
+        self.bytes_returned
+    }
+
+    fn process(&self) -> &ProcessFigures {
+        &self.process
+    }
+
+    fn to_text(&self, title: &str) -> String {
         let mut s = String::new();
         let opt = |v: Option<f64>, prec: usize| match v {
             Some(x) => format!("{x:.prec$}"),
@@ -483,19 +441,105 @@ impl LsmFigures {
             self.device_read_micros,
             pw,
             self.device_write_micros,
-            self.wall_s
+            self.process.wall_s
         );
-        let cpu = self.cpu_user_s + self.cpu_sys_s;
-        let _ = writeln!(
-            s,
-            "lsmlab cpu                  : user {:.3} s, sys {:.3} s ({:.1}% of one core over {:.3} s)",
-            self.cpu_user_s,
-            self.cpu_sys_s,
-            if self.wall_s > 0.0 { cpu / self.wall_s * 100.0 } else { 0.0 },
-            self.wall_s
-        );
+        let _ = writeln!(s, "{}", self.process.cpu_line());
         s
     }
+}
+
+/// The growth of an engine's counters between two snapshots (never negative).
+struct Growth<'a> {
+    before: &'a EngineSnapshot,
+    after: &'a EngineSnapshot,
+}
+
+impl Growth<'_> {
+    fn ticker(&self, t: Ticker) -> u64 {
+        self.after.ticker(t).saturating_sub(self.before.ticker(t))
+    }
+
+    fn io(&self, c: IoCategory) -> IoCounts {
+        let (a, b) = (self.after.io(c), self.before.io(c));
+        IoCounts {
+            bytes_read: a.bytes_read.saturating_sub(b.bytes_read),
+            bytes_written: a.bytes_written.saturating_sub(b.bytes_written),
+            pages_read: a.pages_read.saturating_sub(b.pages_read),
+            pages_written: a.pages_written.saturating_sub(b.pages_written),
+        }
+    }
+}
+
+/// The FSLSM study's metrics over `g`; `user` is [bytes written, bytes returned] as the block
+/// counts them (the engine's tickers, or the benchmark's own counts when those are silent).
+fn sim_figures(
+    g: &Growth,
+    db: &Db,
+    user: [u64; 2],
+    flush_bytes: u64,
+    compaction_write_bytes: u64,
+) -> SimFigures {
+    let prop = |name: &str| db.property_int(name);
+    let opts = db.options();
+    let background = [
+        IoCategory::Flush,
+        IoCategory::Compaction,
+        IoCategory::Blob,
+        IoCategory::Gc,
+        IoCategory::FloatUp,
+    ];
+    let live_tables: u64 = (0..opts.num_levels)
+        .filter_map(|l| prop(&format!("rocksdb.num-files-at-level{l}")))
+        .sum();
+    let meta = prop("lsmlab.filter.bytes").unwrap_or(0) + prop("lsmlab.index.bytes").unwrap_or(0);
+    SimFigures::from_counts(&SimCounts {
+        user_bytes: user[0],
+        returned_bytes: user[1],
+        flush_bytes,
+        flush_table_bytes: g.io(IoCategory::Flush).bytes_written,
+        compaction_write_bytes,
+        float_up_write_bytes: g.ticker(Ticker::FloatUpWriteBytes),
+        device_read_bytes: g.io(IoCategory::UserRead).bytes_read
+            + background.iter().map(|&c| g.io(c).bytes_read).sum::<u64>(),
+        files_probed: g.ticker(Ticker::FilesProbed),
+        table_meta_bytes: lsmlab::sst::footer::FOOTER_LEN as u64
+            + meta.checked_div(live_tables).unwrap_or(0),
+        user_read_pages: g.io(IoCategory::UserRead).pages_read,
+        data_block_reads: g.ticker(Ticker::BloomFilterFullPositive),
+        background_pages_read: background.iter().map(|&c| g.io(c).pages_read).sum(),
+        pages_written: IoCategory::ALL.iter().map(|&c| g.io(c).pages_written).sum(),
+        t_r: opts.fslsm.device_read_micros,
+        t_w: opts.fslsm.device_write_micros,
+    })
+}
+
+/// Seconds of the FSLSM device-time model: pages read × `t_r` + pages written × `t_w` (µs).
+fn device_time_s(g: &Growth, t_r: f64, t_w: f64) -> f64 {
+    IoCategory::ALL
+        .iter()
+        .map(|&c| {
+            let x = g.io(c);
+            x.pages_read as f64 * t_r + x.pages_written as f64 * t_w
+        })
+        .sum::<f64>()
+        / 1e6
+}
+
+/// Each I/O category's traffic, by the category's name.
+fn io_figures(g: &Growth) -> BTreeMap<String, IoFigures> {
+    IoCategory::ALL
+        .iter()
+        .map(|&c| {
+            let x = g.io(c);
+            let figures = IoFigures {
+                bytes_read: x.bytes_read,
+                bytes_written: x.bytes_written,
+                pages_read: x.pages_read,
+                pages_written: x.pages_written,
+            };
+            (c.name().to_string(), figures)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -537,6 +581,19 @@ mod tests {
         assert_eq!(f.io["user"].bytes_read, 16384);
         assert_eq!(f.wal_bytes, 100);
         assert_eq!(f.tickers["rocksdb.bloom.filter.useful"], 90);
+        // The process figures sit, flattened, where the JSON has always had them.
+        let json = serde_json::to_string(&f).unwrap();
+        let at = |name: &str| json.find(&format!("\"{name}\":")).expect(name);
+        let order = [
+            "block_cache_bytes",
+            "cpu_user_s",
+            "cpu_sys_s",
+            "wall_s",
+            "device_time_s",
+        ]
+        .map(at);
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{json}");
+        assert!(!json.contains("\"process\""), "{json}");
         let text = f.to_text("t");
         assert!(
             text.contains("lsmlab write_amp            : 3.000"),

@@ -1,0 +1,13 @@
+//! An engine run's readout, what both `bench` and `ycsb` print: latency histograms, process
+//! resources, and the lsmlab block of engine figures (amplification, filters, compaction,
+//! space, memory, CPU) for lsmlab and for the library engines.
+
+pub mod block;
+pub mod counters;
+pub mod foreign;
+pub mod formulas;
+pub mod latency;
+pub mod lsm;
+pub mod process;
+pub mod shared;
+pub mod sim;
