@@ -310,10 +310,16 @@ fn log_recovery(log: &InfoLog, dir: &Path, r: &RecoveryReport) {
         r.records,
         r.wals
     ));
+    for (file, offset) in &r.failed_last_records {
+        log.log(&format!(
+            "Dropped the last record of {} at offset {offset}: it is whole but fails its checksum",
+            file.display()
+        ));
+    }
     if let Some(why) = &r.stopped {
         log.log(&format!(
             "WAL replay stopped: {why}; dropped {} records after it",
-            r.dropped_records
+            r.dropped_after_stop()
         ));
     }
     if r.damaged_regions > 0 {
