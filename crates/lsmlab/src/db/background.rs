@@ -356,6 +356,11 @@ fn run_picked(
         for (_, f) in spec.inputs_with_level() {
             edit.added.push((spec.output_level, f.to_new_file()));
         }
+        // A move writes nothing, but the policy sees its inputs leave their level (FSLSM: a
+        // floated table moved out of level 0 undoes its float-up).
+        inner
+            .policy
+            .apply_result(spec, &CompactionOutcome::default(), &mut edit);
         DbInner::check_bg_error(st)?;
         st.versions.log_and_apply(edit)?;
         let mem = inner.current_mem();
