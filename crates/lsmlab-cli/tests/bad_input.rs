@@ -3,6 +3,9 @@
 //! names the flag — never a panic. Values the parser accepts must also give engine options that
 //! open or refuse cleanly.
 
+mod common;
+
+use common::lsmlab;
 use lsmlab_cli::engine::lsmlab::{options, write_options};
 use lsmlab_cli::flags::{parse, Parsed, SUPPORTED};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -188,4 +191,73 @@ fn the_binary_never_exits_with_a_panic_on_bad_flags() {
             assert_eq!(err.trim_end().lines().count(), 1, "{arg}: {err}");
         }
     }
+}
+
+/// YCSB's CoreWorkload bounds, and lsmlab's where it has none: each refused by `lsmlab ycsb`
+/// with one line naming the property and a non-zero exit, before the database is touched.
+#[test]
+fn ycsb_insert_range_and_key_length_bounds_are_refused_naming_the_property() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("--db={}", dir.path().join("db").display());
+    for (props, name) in [
+        (
+            &["recordcount=100", "insertstart=50", "insertcount=51"][..],
+            "insertcount",
+        ),
+        (
+            &["recordcount=100", "insertcount=100000000000000"][..],
+            "insertcount",
+        ),
+        (&["recordcount=100", "insertstart=101"][..], "insertstart"),
+        (
+            &["recordcount=100", "zeropadding=5000000000"][..],
+            "zeropadding",
+        ),
+    ] {
+        let mut args = vec!["ycsb", "load", "-P", "workloada", db.as_str()];
+        for p in props {
+            args.extend(["-p", p]);
+        }
+        let (code, out, err) = lsmlab(&args);
+        assert_ne!(code, 0, "{props:?}: {out}");
+        let line = err.trim();
+        assert!(!line.contains('\n'), "{props:?}: {err}");
+        assert!(
+            line.contains(&format!("property {name}")),
+            "{props:?}: {err}"
+        );
+        assert!(
+            !dir.path().join("db").exists(),
+            "{props:?}: a database was made"
+        );
+    }
+    // At the bounds: loaded.
+    let (code, _, err) = lsmlab(&[
+        "ycsb",
+        "load",
+        "-P",
+        "workloada",
+        &db,
+        "-p",
+        "recordcount=100",
+        "-p",
+        "insertstart=50",
+        "-p",
+        "insertcount=50",
+        "-p",
+        "zeropadding=30",
+        "-p",
+        "insertorder=ordered",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn the_documented_settle_property_draws_no_warning() {
+    use lsmlab_cli::ycsb::properties::Properties;
+    let mut p = Properties::default();
+    p.load_str("lsmlab.settle=true\nlsmlab.seed=3\nrecordcount=10\n");
+    assert_eq!(p.unknown_warnings(), Vec::<String>::new());
+    p.load_str("recordcont=10\n");
+    assert_eq!(p.unknown_warnings().len(), 1);
 }

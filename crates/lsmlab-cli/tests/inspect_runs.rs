@@ -246,6 +246,48 @@ fn damage_open_refuses_fails_check_with_open_error_and_bench_points_at_check() {
     assert!(!err.contains("use_existing_db=0"), "{err}");
 }
 
+#[test]
+fn a_flipped_bit_in_the_last_wal_record_is_a_check_problem_and_kept_in_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    // One large memtable: every write is still in the WAL.
+    let (code, _, err) = lsmlab(&[
+        "bench",
+        &format!("--db={}", db.display()),
+        "--num=500",
+        "--value_size=200",
+        "--write_buffer_size=8388608",
+        "--benchmarks=fillrandom",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let wal = first(&db, ".log");
+    let mut d = std::fs::read(&wal).unwrap();
+    let n = d.len();
+    d[n - 10] ^= 1; // inside the value of the last write
+    std::fs::write(&wal, &d).unwrap();
+    let (code, out, _) = lsmlab(&["check", db.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.lines().any(|l| l.starts_with("PROBLEM: ")
+            && l.contains(&wal.display().to_string())
+            && l.contains("fails its checksum")),
+        "{out}"
+    );
+    assert!(out.contains("dropping 1 (kept in lost/)"), "{out}");
+    let (code, _, err) = lsmlab(&[
+        "bench",
+        &format!("--db={}", db.display()),
+        "--use_existing_db=1",
+        "--num=500",
+        "--benchmarks=readseq",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let kept = db.join("lost").join(wal.file_name().unwrap());
+    assert_eq!(std::fs::read(&kept).unwrap(), d);
+    let log = std::fs::read_to_string(db.join("LOG")).unwrap();
+    assert!(log.contains("is whole but fails its checksum"), "{log}");
+}
+
 fn before_len(listing: &[(String, u64, std::time::SystemTime)], file: &Path) -> u64 {
     let name = file.file_name().unwrap().to_str().unwrap();
     listing.iter().find(|(n, _, _)| n == name).unwrap().1

@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use lsmlab::env::MemFs;
+use lsmlab::env::{FileSystem, MemFs};
 use lsmlab::wal::{LogReader, ReadOutcome, BLOCK_SIZE, HEADER_SIZE};
 use lsmlab::{Db, Error, Options, WalRecoveryMode};
 use std::collections::BTreeMap;
@@ -179,7 +179,7 @@ fn step() -> usize {
 #[test]
 fn the_reader_refuses_damage_followed_by_records_wherever_it_lies() {
     let w = build();
-    let (mut trials, mut refused, mut torn) = (0u64, 0u64, 0u64);
+    let (mut trials, mut refused, mut torn, mut whole) = (0u64, 0u64, 0u64, 0u64);
     for at in offsets(w.data.len(), 100, step()) {
         for len in LENGTHS {
             for p in PATTERNS {
@@ -199,8 +199,16 @@ fn the_reader_refuses_damage_followed_by_records_wherever_it_lies() {
                         assert_eq!(file, w.path);
                         refused += 1;
                     }
-                    (ReadOutcome::TornTail { offset, .. }, Some(j)) => {
+                    (ReadOutcome::TornTail { offset, truncated }, Some(j)) => {
                         assert!(o.crash_shaped, "{what}: a torn tail drops records");
+                        // A power cut loses whole sectors: only zeros from a sector boundary
+                        // to the end make a whole record failing its checksum a cut.
+                        let zeros = d.iter().rev().take_while(|&&b| b == 0).count();
+                        let lost_sector = (d.len() - zeros).next_multiple_of(512) < d.len();
+                        if !truncated {
+                            assert!(!lost_sector, "{what}");
+                            whole += 1;
+                        }
                         assert_eq!((offset, got), (o.offset, j), "{what}");
                         // Nothing valid follows a torn tail: a stop there drops nothing.
                         assert_eq!(r.count_records_to_end(), 0, "{what}");
@@ -211,10 +219,13 @@ fn the_reader_refuses_damage_followed_by_records_wherever_it_lies() {
             }
         }
     }
-    println!("reader sweep: {trials} trials, {refused} refused, {torn} torn tails");
+    println!(
+        "reader sweep: {trials} trials, {refused} refused, {torn} torn tails \
+         ({whole} of them a whole last record failing its checksum)"
+    );
     assert!(
-        refused > trials / 2 && torn > 0,
-        "{refused} {torn} of {trials}"
+        refused > trials / 2 && torn > whole && whole > 0,
+        "{refused} {torn} {whole} of {trials}"
     );
 }
 
@@ -244,7 +255,7 @@ fn log_of(fs: &MemFs) -> String {
 fn open_refuses_damage_followed_by_records_or_reads_every_write() {
     let w = build();
     let full = model_of(&w.writes);
-    let (mut trials, mut refused, mut rolled_back) = (0u64, 0u64, 0u64);
+    let (mut trials, mut refused, mut rolled_back, mut whole_last) = (0u64, 0u64, 0u64, 0u64);
     let offsets = offsets(w.data.len(), 12, 149);
     for (i, &at) in offsets.iter().enumerate() {
         for (l, len) in [1, 7, 150, 4096].into_iter().enumerate() {
@@ -295,14 +306,99 @@ fn open_refuses_damage_followed_by_records_or_reads_every_write() {
                         assert_eq!(got, model_of(&w.writes[..j]), "{what}");
                         rolled_back += 1;
                     }
+                    // A whole last record failing its checksum is no crash's cut: counted,
+                    // named in the LOG and kept; a record cut short is not counted.
+                    let whole = last_record_fails_checksum(&w, &d);
+                    assert_eq!(
+                        db.property_int("lsmlab.recovery.dropped-records"),
+                        Some(whole as u64),
+                        "{what}"
+                    );
+                    let named = log_of(&image).contains("is whole but fails its checksum");
+                    assert_eq!(named, whole, "{what}");
+                    assert_eq!(image.exists(&lost_wal(&w)), whole, "{what}");
+                    whole_last += whole as u64;
                     // The LOG never says nothing was dropped where records follow.
                     assert!(!log_of(&image).contains("dropped 0 records") || o.intact_after == 0);
                 }
             }
         }
     }
-    println!("open sweep: {trials} trials, {refused} refused, {rolled_back} rolled back");
+    println!(
+        "open sweep: {trials} trials, {refused} refused, {rolled_back} rolled back \
+         ({whole_last} of them a whole last record failing its checksum)"
+    );
     assert!(refused > trials / 2, "{refused} of {trials}");
+    assert!(
+        whole_last > 0,
+        "the sweep never damaged a whole last record"
+    );
+}
+
+/// True if the reader ends `d` at a last record that is whole but fails its checksum.
+fn last_record_fails_checksum(w: &Wal, d: &[u8]) -> bool {
+    let mut r = LogReader::new(d, &w.path);
+    while r.next_record().is_some() {}
+    r.outcome()
+        == ReadOutcome::TornTail {
+            offset: w.extents[w.extents.len() - 2].1 as u64,
+            truncated: false,
+        }
+}
+
+fn lost_wal(w: &Wal) -> PathBuf {
+    Path::new(DIR)
+        .join("lost")
+        .join(w.path.file_name().unwrap())
+}
+
+/// The lost write: bit 0 of a byte inside the last record's payload flipped. Open replays
+/// every record before it, counts it in `dropped-records`, names it in the LOG and keeps the
+/// WAL in `lost/`; `check` reports it as a problem, naming the WAL and the record's offset.
+#[test]
+fn a_flipped_bit_in_the_last_record_is_counted_kept_and_a_check_problem() {
+    let w = build();
+    let (start, end) = *w.extents.last().unwrap();
+    // Where the reader says the record starts: the end of the one before it.
+    let at = w.extents[w.extents.len() - 2].1;
+    let mut d = w.data.clone();
+    d[(start + HEADER_SIZE + end) / 2] ^= 1;
+    let r = lsmlab::check::check_db(DIR.as_ref(), {
+        let image = w.fs.crash_image(|_, n| n);
+        image.set_file_for_test(&w.path, &d);
+        std::sync::Arc::new(image)
+    })
+    .unwrap();
+    assert!(r.open_refused.is_none(), "{:?}", r.open_refused);
+    assert_eq!(r.wal_records_dropped, 1);
+    assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+    let p = &r.problems[0];
+    assert_eq!((&p.file, p.offset), (&w.path, at as u64));
+    assert!(p.message.contains("fails its checksum"), "{}", p.message);
+
+    let (image, db) = open_image(&w, &d, true);
+    let db = db.unwrap();
+    let n = w.writes.len();
+    assert_eq!(scan(&db, &Default::default()), model_of(&w.writes[..n - 1]));
+    assert_eq!(db.property_int("lsmlab.recovery.dropped-records"), Some(1));
+    let log = log_of(&image);
+    let named = format!(
+        "Dropped the last record of {} at offset {at}: it is whole but fails its checksum",
+        w.path.display()
+    );
+    assert!(log.contains(&named), "{log}");
+    assert!(!log.contains("dropped 0 records") || log.contains(&named));
+    assert_eq!(image.read_file_for_test(&lost_wal(&w)), d);
+    assert!(
+        !image.exists(&w.path),
+        "the WAL was copied to lost/, not moved"
+    );
+
+    // The same WAL cut short inside that record is a crash's torn tail: nothing counted.
+    let (image, db) = open_image(&w, &w.data[..end - 1], true);
+    let db = db.unwrap();
+    assert_eq!(db.property_int("lsmlab.recovery.dropped-records"), Some(0));
+    assert!(!image.exists(&lost_wal(&w)));
 }
 
 /// The case that was lost: a bit flipped on each side of the last block boundary, in a

@@ -252,13 +252,12 @@ fn judge_log(
 fn outcome(o: &ReadOutcome) -> String {
     match o {
         ReadOutcome::Clean => "clean".into(),
-        ReadOutcome::TornTail { offset, truncated } => format!(
-            "torn tail at {offset} ({}): a crash's trace",
-            if *truncated {
-                "cut short"
-            } else {
-                "damaged last record"
-            }
+        ReadOutcome::TornTail {
+            offset,
+            truncated: true,
+        } => format!("torn tail at {offset} (cut short): a crash's trace"),
+        ReadOutcome::TornTail { offset, .. } => format!(
+            "last record at {offset} is whole but fails its checksum: damage, dropped and counted at open"
         ),
         ReadOutcome::Corruption {
             offset, message, ..

@@ -157,6 +157,9 @@ pub struct LsmFigures {
     pub float_ups_requested: u64,
     /// Float-ups skipped since open (too many crossed tables).
     pub float_ups_skipped: u64,
+    /// Float-ups undone: a compaction took a table they wrote out of level 0 within
+    /// `fslsm_read_ratio_window` operations (`lsmlab.floatup.undone`).
+    pub float_ups_undone: u64,
     /// The FSLSM study's own metrics (docs/metrics.md), beside lsmlab's.
     pub sim: SimFigures,
     /// Bytes and pages moved per I/O category (`wal`, `flush`, `compaction`, `user`, …).
@@ -255,6 +258,7 @@ impl LsmFigures {
             float_up_keys_dropped: d(Ticker::FloatUpKeysDropped),
             float_ups_requested: layout.status.float_ups_requested,
             float_ups_skipped: layout.status.float_ups_skipped,
+            float_ups_undone: d(Ticker::FloatUpsUndone),
             user_bytes_written,
             flush_bytes,
             compaction_write_bytes,
@@ -403,6 +407,11 @@ impl EngineFigures for LsmFigures {
             self.float_up_keys_dropped,
             self.float_ups_requested,
             self.float_ups_skipped
+        );
+        let _ = writeln!(
+            s,
+            "lsmlab float_ups_undone     : {} (compacted out of level 0 within the read-ratio window of their float-up)",
+            self.float_ups_undone
         );
         let _ = writeln!(
             s,

@@ -49,6 +49,7 @@ pub const KNOWN: &[&str] = &[
     "hotspotopnfraction",
     "threadcount",
     "lsmlab.seed",
+    "lsmlab.settle",
 ];
 
 /// A set of properties; later settings override earlier ones.

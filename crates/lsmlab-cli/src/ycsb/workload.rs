@@ -89,6 +89,18 @@ impl CoreWorkload {
                 )));
             }
         }
+        // CoreWorkload refuses an insert range past the records: the run would read keys
+        // never loaded, and a huge range runs on without end.
+        if insert_start + insert_count > record_count {
+            let name = if p.get("insertcount").is_some() {
+                "insertcount"
+            } else {
+                "insertstart"
+            };
+            return Err(CliError::new(format!(
+                "property {name}: insertstart ({insert_start}) + insertcount ({insert_count}) must be at most recordcount ({record_count})"
+            )));
+        }
         let field_count = p.u64("fieldcount", 10)? as usize;
         let field_length = p.u64("fieldlength", 100)? as usize;
         if field_count > 1 << 16 || field_length > 1 << 26 {
@@ -122,7 +134,16 @@ impl CoreWorkload {
         let scan_dist = p.choice("scanlengthdistribution", "uniform", &["uniform", "zipfian"])?;
         let scan_gets = p.choice("scanmethod", "iterator", &["iterator", "gets"])? == "gets";
         let order = p.choice("insertorder", "hashed", &["hashed", "ordered"])?;
-        let zero_padding = p.u64("zeropadding", 1)? as usize;
+        let zero_padding = p.u64("zeropadding", 1)?;
+        // The longest key: `user` and the number padded (a hashed number has up to 19 digits).
+        let key_len = zero_padding.max(19).saturating_add(4);
+        if key_len > lsmlab::memtable::MAX_ENTRY_LEN as u64 {
+            return Err(CliError::new(format!(
+                "property zeropadding: invalid value {zero_padding}: keys of {key_len} bytes exceed the engine's key limit of {} bytes",
+                lsmlab::memtable::MAX_ENTRY_LEN
+            )));
+        }
+        let zero_padding = zero_padding as usize;
         let hot_set = p.f64_in("hotspotdatafraction", 0.2, 0.0, 1.0)?;
         let hot_opn = p.f64_in("hotspotopnfraction", 0.8, 0.0, 1.0)?;
         let thread_count = p.u64("threadcount", 1)? as usize;

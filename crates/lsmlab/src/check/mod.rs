@@ -88,7 +88,8 @@ pub struct CheckReport {
     pub wals: u64,
     /// Whole records in those WALs that open would replay.
     pub wal_records: u64,
-    /// Whole records open would not replay (after a point-in-time stop), kept in `lost/`.
+    /// Whole records open would not replay (after a point-in-time stop, or a last record that
+    /// fails its checksum), kept in `lost/`.
     pub wal_records_dropped: u64,
     /// The error open gives on this database, if it refuses it (also among `problems`).
     pub open_refused: Option<Problem>,
@@ -176,10 +177,17 @@ fn note_recovery(report: &mut CheckReport, r: &crate::db::RecoveryReport) {
     report.wals = r.wals;
     report.wal_records = r.records;
     report.wal_records_dropped = r.dropped_records;
+    for (file, offset) in &r.failed_last_records {
+        report.problem(
+            file,
+            *offset,
+            "the last record is whole but fails its checksum: open drops it (counted in dropped-records) and keeps the WAL in lost/",
+        );
+    }
     if let Some(why) = &r.stopped {
         report.notes.push(format!(
             "open stops WAL replay: {why}; {} whole records after it are not replayed{}",
-            r.dropped_records,
+            r.dropped_after_stop(),
             if r.keep_aside.is_empty() {
                 String::new()
             } else {

@@ -135,16 +135,25 @@ pub(crate) fn run_inline(inner: &DbInner) -> Result<()> {
         let Some(spec) = pick(inner, &st, &st.versions.current()) else {
             return Ok(());
         };
-        st.compactions_running += 1;
-        let r = run_picked(inner, &mut st, &spec);
-        drop(spec);
-        MutexGuard::unlocked(&mut st, || inner.reaper.purge());
-        st.compactions_running -= 1;
-        if let Err(e) = r {
-            inner.set_bg_error(&mut st, e);
-        }
-        inner.bg_cv.notify_all();
+        run_job(inner, &mut st, spec);
     }
+}
+
+/// Runs one picked compaction as a job: counted as running until its inputs are purged, so
+/// that `wait_idle` sees it done only then; a failure becomes the background error.
+fn run_job(inner: &DbInner, st: &mut MutexGuard<'_, State>, spec: CompactionSpec) {
+    st.compactions_running += 1;
+    let r = run_picked(inner, st, &spec);
+    // The spec holds the last references to the input tables: dropped before the purge, so
+    // that their files go (and, with `mmap_read`, their pages leave the RSS) now, not after
+    // the next job.
+    drop(spec);
+    MutexGuard::unlocked(st, || inner.reaper.purge());
+    st.compactions_running -= 1;
+    if let Err(e) = r {
+        inner.set_bg_error(st, e);
+    }
+    inner.bg_cv.notify_all();
 }
 
 fn install_flush(
@@ -312,18 +321,7 @@ fn compaction_loop(inner: &DbInner) {
             inner.bg_cv.wait_for(&mut st, Duration::from_millis(500));
             continue;
         };
-        st.compactions_running += 1;
-        let r = run_picked(inner, &mut st, &spec);
-        // The spec holds the last references to the input tables: dropped before the purge, so
-        // that their files go (and, with `mmap_read`, their pages leave the RSS) now, not after
-        // the next job. The purge counts as part of the job, so that `wait_idle` sees it done.
-        drop(spec);
-        MutexGuard::unlocked(&mut st, || inner.reaper.purge());
-        st.compactions_running -= 1;
-        if let Err(e) = r {
-            inner.set_bg_error(&mut st, e);
-        }
-        inner.bg_cv.notify_all();
+        run_job(inner, &mut st, spec);
     }
 }
 
@@ -356,6 +354,11 @@ fn run_picked(
         for (_, f) in spec.inputs_with_level() {
             edit.added.push((spec.output_level, f.to_new_file()));
         }
+        // A move writes nothing, but the policy sees its inputs leave their level (FSLSM: a
+        // floated table moved out of level 0 undoes its float-up).
+        inner
+            .policy
+            .apply_result(spec, &CompactionOutcome::default(), &mut edit);
         DbInner::check_bg_error(st)?;
         st.versions.log_and_apply(edit)?;
         let mem = inner.current_mem();

@@ -28,22 +28,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     let mut env = Env::new(opts.fs.clone());
     env.bytes_per_sync = opts.bytes_per_sync;
     env.mmap_reads = opts.allow_mmap_reads;
-    if let Ok(meta) = std::fs::metadata(dir) {
-        if !meta.is_dir() && env.fs.exists(dir) {
-            return Err(Error::NotADatabase(format!(
-                "{} is not a database: it is a file, not a directory",
-                dir.display()
-            )));
-        }
-    }
-    // Refused before anything is created: a missing database stays missing (no directory, no
-    // LOCK left behind). Checked again under the lock below, where it counts.
-    if !opts.create_if_missing && !env.fs.exists(&current_path(dir)) {
-        return Err(Error::NotADatabase(format!(
-            "{} is not a database (no CURRENT file) and create_if_missing is false",
-            dir.display()
-        )));
-    }
+    refuse_early(&env, dir, &opts)?;
     env.fs.create_dir_all(dir)?;
     let wal_dir = opts.wal_dir_for(dir);
     env.fs.create_dir_all(&wal_dir)?;
@@ -76,51 +61,15 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         }
         VersionSet::recover_with_wal_dir(env.clone(), dir, &wal_dir, opts.num_levels, reaper)?
     } else {
-        if !opts.create_if_missing {
-            return Err(Error::NotADatabase(format!(
-                "{} is not a database (no CURRENT file) and create_if_missing is false",
-                dir.display()
-            )));
-        }
-        // No write is acknowledged before open returns, and open returns only once CURRENT
-        // exists: a directory without CURRENT whose files hold no data (no table, no blob
-        // file, only empty WALs) is what a creation that failed part-way leaves, and is
-        // cleared. Anything more is a database that lost its CURRENT, and is left alone.
-        let kind = |n: &String| filename::parse(n).map(|(k, _)| k);
-        let holds_data = |n: &String| match kind(n) {
-            Some(FileKind::Table | FileKind::Blob) => true,
-            Some(FileKind::Wal) => env
-                .fs
-                .file_size(&wal_dir.join(n))
-                .map_or(true, |len| len > 0),
-            _ => false,
-        };
-        if let Some(n) = names.iter().chain(&wal_names).find(|n| holds_data(n)) {
-            return Err(Error::NotADatabase(format!(
-                "{} holds database files ({n}) but no CURRENT file: refusing to overwrite a damaged database",
-                dir.display()
-            )));
-        }
-        let leftover = |n: &String| {
-            matches!(
-                kind(n),
-                Some(FileKind::Wal | FileKind::Manifest | FileKind::Temp)
-            )
-        };
-        for n in names.iter().filter(|n| leftover(n)) {
-            env.fs.remove_file(&dir.join(n))?;
-        }
-        // WALs in a separate directory (in the database directory they went above).
-        if wal_dir != dir {
-            for n in &wal_names {
-                env.fs.remove_file(&wal_dir.join(n))?;
-            }
-        }
-        names.retain(|n| !leftover(n));
-        wal_names.clear();
-        let mut vs = VersionSet::create(env.clone(), dir, opts.num_levels, reaper);
-        vs.set_wal_dir(&wal_dir);
-        vs
+        create_fresh(
+            &env,
+            dir,
+            &wal_dir,
+            &opts,
+            &mut names,
+            &mut wal_names,
+            reaper,
+        )?
     };
 
     let (mut edit, report, last_seq) = replay_needed(
@@ -210,6 +159,86 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     };
     delete_obsolete_wals(&inner, wal_number);
     Ok(inner)
+}
+
+/// Refuses, before anything is created, a path that is a file, and a missing database when
+/// `create_if_missing` is false: a missing database stays missing (no directory, no LOCK left
+/// behind). The latter is checked again under the lock, where it counts.
+fn refuse_early(env: &Env, dir: &Path, opts: &Options) -> Result<()> {
+    if let Ok(meta) = std::fs::metadata(dir) {
+        if !meta.is_dir() && env.fs.exists(dir) {
+            return Err(Error::NotADatabase(format!(
+                "{} is not a database: it is a file, not a directory",
+                dir.display()
+            )));
+        }
+    }
+    if !opts.create_if_missing && !env.fs.exists(&current_path(dir)) {
+        return Err(Error::NotADatabase(format!(
+            "{} is not a database (no CURRENT file) and create_if_missing is false",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The versions of a new database in `dir`, which has no CURRENT: clears what a creation that
+/// failed part-way left (WALs, MANIFESTs and temporary files, removed from `names` and
+/// `wal_names` too), and refuses a directory whose files hold data.
+fn create_fresh(
+    env: &Env,
+    dir: &Path,
+    wal_dir: &Path,
+    opts: &Options,
+    names: &mut Vec<String>,
+    wal_names: &mut Vec<String>,
+    reaper: Arc<crate::version::FileReaper>,
+) -> Result<VersionSet> {
+    if !opts.create_if_missing {
+        return Err(Error::NotADatabase(format!(
+            "{} is not a database (no CURRENT file) and create_if_missing is false",
+            dir.display()
+        )));
+    }
+    // No write is acknowledged before open returns, and open returns only once CURRENT
+    // exists: a directory without CURRENT whose files hold no data (no table, no blob
+    // file, only empty WALs) is what a creation that failed part-way leaves, and is
+    // cleared. Anything more is a database that lost its CURRENT, and is left alone.
+    let kind = |n: &String| filename::parse(n).map(|(k, _)| k);
+    let holds_data = |n: &String| match kind(n) {
+        Some(FileKind::Table | FileKind::Blob) => true,
+        Some(FileKind::Wal) => env
+            .fs
+            .file_size(&wal_dir.join(n))
+            .map_or(true, |len| len > 0),
+        _ => false,
+    };
+    if let Some(n) = names.iter().chain(wal_names.iter()).find(|n| holds_data(n)) {
+        return Err(Error::NotADatabase(format!(
+            "{} holds database files ({n}) but no CURRENT file: refusing to overwrite a damaged database",
+            dir.display()
+        )));
+    }
+    let leftover = |n: &String| {
+        matches!(
+            kind(n),
+            Some(FileKind::Wal | FileKind::Manifest | FileKind::Temp)
+        )
+    };
+    for n in names.iter().filter(|n| leftover(n)) {
+        env.fs.remove_file(&dir.join(n))?;
+    }
+    // WALs in a separate directory (in the database directory they went above).
+    if wal_dir != dir {
+        for n in wal_names.iter() {
+            env.fs.remove_file(&wal_dir.join(n))?;
+        }
+    }
+    names.retain(|n| !leftover(n));
+    wal_names.clear();
+    let mut vs = VersionSet::create(env.clone(), dir, opts.num_levels, reaper);
+    vs.set_wal_dir(wal_dir);
+    Ok(vs)
 }
 
 /// The names of the WALs, wherever they are; with a separate WAL directory only its WALs
@@ -310,10 +339,16 @@ fn log_recovery(log: &InfoLog, dir: &Path, r: &RecoveryReport) {
         r.records,
         r.wals
     ));
+    for (file, offset) in &r.failed_last_records {
+        log.log(&format!(
+            "Dropped the last record of {} at offset {offset}: it is whole but fails its checksum",
+            file.display()
+        ));
+    }
     if let Some(why) = &r.stopped {
         log.log(&format!(
             "WAL replay stopped: {why}; dropped {} records after it",
-            r.dropped_records
+            r.dropped_after_stop()
         ));
     }
     if r.damaged_regions > 0 {

@@ -13,7 +13,7 @@ use crate::stats::Statistics;
 use crate::version::{VersionEdit, VersionSet};
 use crate::wal::{LogReader, ReadOutcome};
 use crate::WriteBatch;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What WAL replay did, for the `LOG` and the `lsmlab.recovery.*` properties.
 #[derive(Debug, Clone, Default)]
@@ -22,8 +22,14 @@ pub(crate) struct RecoveryReport {
     pub(crate) wals: u64,
     /// Records (write batches) replayed.
     pub(crate) records: u64,
-    /// Whole records found after the point where replay stopped, not replayed.
+    /// Whole records not replayed: those found after the point where replay stopped, and each
+    /// WAL's last record that is whole but fails its checksum (`failed_last_records`).
     pub(crate) dropped_records: u64,
+    /// WALs whose last record is whole but fails its checksum, with its offset: a crash cuts
+    /// an append short, so such a record was written and damaged afterwards (or lost pages of
+    /// an unsynced write in a power cut); either way a write that may have been acknowledged
+    /// is not replayed, and is counted in `dropped_records`.
+    pub(crate) failed_last_records: Vec<(PathBuf, u64)>,
     /// Damaged stretches of WAL skipped (`SkipAnyCorruptedRecords`) or at which replay
     /// stopped (point in time without `paranoid_checks`).
     pub(crate) damaged_regions: u64,
@@ -31,6 +37,14 @@ pub(crate) struct RecoveryReport {
     pub(crate) stopped: Option<String>,
     /// WALs holding dropped records or damage: moved to `lost/`, never deleted.
     pub(crate) keep_aside: Vec<u64>,
+}
+
+impl RecoveryReport {
+    /// Whole records found after the point where replay stopped: the dropped records less
+    /// the last records that failed their checksum.
+    pub(crate) fn dropped_after_stop(&self) -> u64 {
+        self.dropped_records - self.failed_last_records.len() as u64
+    }
 }
 
 /// Replays the WALs numbered `wals` (oldest first) on top of `versions`, flushing what they
@@ -115,14 +129,24 @@ pub(crate) fn replay_wals(
             }
             match reader.outcome() {
                 ReadOutcome::Clean => break,
-                ReadOutcome::TornTail { offset, .. } => {
+                ReadOutcome::TornTail { offset, truncated } => {
+                    // A whole record is not what an interrupted append leaves: it may be an
+                    // acknowledged write, so it is counted and its WAL kept, never ignored.
+                    if !truncated {
+                        report.dropped_records += 1;
+                        report.failed_last_records.push((path.clone(), offset));
+                    }
                     if report.stopped.is_none() {
                         match mode {
                             WalRecoveryMode::AbsoluteConsistency => {
                                 return Err(Error::corruption(
                                     &path,
                                     offset,
-                                    "WAL ends in an incomplete record (absolute consistency)",
+                                    if truncated {
+                                        "WAL ends in an incomplete record (absolute consistency)"
+                                    } else {
+                                        "WAL's last record fails its checksum (absolute consistency)"
+                                    },
                                 ))
                             }
                             // A torn tail ends this WAL; the next one goes on.
@@ -131,9 +155,15 @@ pub(crate) fn replay_wals(
                             // WALs are synced only by a later `sync` write, so they may be
                             // torn too. Stopping here keeps the state a prefix of the writes
                             // (no later synced write is lost: it synced the older WALs first).
-                            _ => {
+                            _ if truncated => {
                                 report.stopped =
                                     Some(format!("torn tail ({} at {offset})", path.display()));
+                            }
+                            _ => {
+                                report.stopped = Some(format!(
+                                    "the last record is whole but fails its checksum ({} at {offset})",
+                                    path.display()
+                                ));
                             }
                         }
                     }

@@ -127,6 +127,9 @@ named_enum!(
         /// Versions float-ups dropped because a newer version in a crossed level shadows them
         /// for every reader.
         FloatUpKeysDropped => "lsmlab.floatup.keys.dropped",
+        /// FSLSM float-ups undone: a compaction took a table the float-up wrote out of level 0
+        /// within `read_ratio_window` operations of the float-up (each float-up counted once).
+        FloatUpsUndone => "lsmlab.floatup.undone",
         /// Filter blocks written.
         FilterBlocksBuilt => "lsmlab.filter.blocks.built",
         /// Microseconds spent building filter blocks, each build rounded up to a whole

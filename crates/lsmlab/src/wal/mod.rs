@@ -173,6 +173,44 @@ mod tests {
     }
 
     #[test]
+    fn a_last_record_ending_in_zeros_from_a_sector_boundary_is_a_truncation() {
+        // One record spanning several sectors, its end zeroed from a sector boundary: the
+        // pages of an unsynced append that a power cut lost.
+        let recs = vec![b"first".to_vec(), vec![9u8; 3000]];
+        let (_, data) = write_log(&recs);
+        let mut d = data.clone();
+        d[2048..].fill(0);
+        let (got, outcome) = read_all(&d);
+        assert_eq!(got, recs[..1].to_vec());
+        assert!(
+            matches!(
+                outcome,
+                ReadOutcome::TornTail {
+                    truncated: true,
+                    ..
+                }
+            ),
+            "{outcome:?}"
+        );
+        // Zeros at the end that start after the last sector boundary: a damaged byte.
+        let mut d = data.clone();
+        let n = d.len();
+        assert_ne!(n % 512, 0);
+        d[n - 1] = 0;
+        let (_, outcome) = read_all(&d);
+        assert!(
+            matches!(
+                outcome,
+                ReadOutcome::TornTail {
+                    truncated: false,
+                    ..
+                }
+            ),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
     fn damage_followed_by_valid_records_is_corruption() {
         let recs = sample();
         let (_, mut data) = write_log(&recs);

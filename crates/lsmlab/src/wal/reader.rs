@@ -3,6 +3,9 @@
 use super::{fragment_crc, FragmentType, BLOCK_SIZE, HEADER_SIZE};
 use std::path::{Path, PathBuf};
 
+/// The smallest unit a disk writes whole: a power cut loses unsynced data in whole sectors.
+const SECTOR: usize = 512;
+
 /// How reading a log ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadOutcome {
@@ -14,9 +17,11 @@ pub enum ReadOutcome {
     TornTail {
         /// Offset of the first byte not recovered.
         offset: u64,
-        /// The last record is cut short by the end of the file — the only damage a crash
-        /// during an append leaves. False when it is complete but fails its checksum, which a
-        /// crash can explain only for unsynced data (WAL), never for synced data (MANIFEST).
+        /// The last record is cut short by the end of the file, or the file ends in zeros
+        /// from a sector boundary inside it (pages of an unsynced append lost in a power cut):
+        /// the damage a crash during an append leaves. False when the last record is complete
+        /// and fails its checksum with no such zeros: it was written whole and damaged
+        /// afterwards, and the write it holds may have been acknowledged.
         truncated: bool,
     },
     /// A damaged record is followed by valid ones: the file was corrupted after it was written.
@@ -169,7 +174,9 @@ impl<'a> LogReader<'a> {
     /// lies relative to the block boundaries) and the file ends in one of the ways an
     /// interrupted append ends it: the bad fragment runs past the end of the file, only zeros
     /// follow from it, or it is the last fragment (complete, failing its checksum) with only
-    /// zeros after it. Anything else was written whole and damaged afterwards.
+    /// zeros after it. Anything else was written whole and damaged afterwards. The last of
+    /// these is a cut (`truncated`) only if the file ends in zeros from a sector boundary;
+    /// otherwise the record was whole, and the caller counts what it drops.
     fn fail(&mut self, start: usize, why: &str, bad_at: usize) {
         self.damage_at = Some(bad_at);
         let rest = self.data.get(bad_at..).unwrap_or_default();
@@ -189,8 +196,10 @@ impl<'a> LogReader<'a> {
             // The append of the last fragment was cut short.
             Ok(true)
         } else if !hole && self.last_fragment_then_zeros(bad_at) {
-            // The last fragment is whole but fails its checksum: a torn write of its pages.
-            Ok(false)
+            // The last fragment is whole but fails its checksum. Zeros from a sector boundary
+            // to the end are pages of an unsynced append lost in a power cut; otherwise the
+            // record was written whole and damaged afterwards.
+            Ok(self.zeros_from_a_sector(bad_at))
         } else {
             Err(format!(
                 "{why}, and the bytes after it are neither records nor zeros (a crash leaves neither)"
@@ -223,6 +232,17 @@ impl<'a> LogReader<'a> {
                 .data
                 .get(end..)
                 .is_some_and(|tail| tail.iter().all(|&b| b == 0))
+    }
+
+    /// True if the file ends in zeros that start at or before a sector boundary past `at`
+    /// (and before the end). A power cut loses whole sectors of unsynced data, so a lost
+    /// stretch inside a record begins at a sector boundary; a flipped byte that happens to
+    /// read as zero at the end of the file rarely does.
+    fn zeros_from_a_sector(&self, at: usize) -> bool {
+        let len = self.data.len();
+        let zeros_from = len - self.data.iter().rev().take_while(|&&b| b == 0).count();
+        let boundary = zeros_from.max(at + 1).next_multiple_of(SECTOR);
+        boundary < len
     }
 
     /// True if the fragment at `at` claims more bytes than its block or the file holds, yet its

@@ -19,6 +19,7 @@
 
 mod float_up;
 mod read_ratio;
+mod undo;
 
 use super::frequency::Frequency;
 use super::{
@@ -31,9 +32,9 @@ use crate::stats::{HistogramKind, Statistics, Ticker};
 use crate::version::{HitLocation, Version, VersionEdit};
 use parking_lot::Mutex;
 use read_ratio::ReadRatio;
-use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
+use undo::UndoTracker;
 
 /// The kind of FSLSM's own job.
 pub const FLOAT_UP: CompactionKind = CompactionKind::Policy("float-up");
@@ -52,12 +53,20 @@ pub struct FslsmPolicy {
     pending: Mutex<Vec<(usize, u64)>>,
     requested: AtomicU64,
     skipped: AtomicU64,
-    /// Level-0 tables written by float-ups; a table leaves the set when a job takes it out of
-    /// level 0 (it never returns there).
-    floated: Mutex<HashSet<u64>>,
+    /// Level-0 tables written by float-ups (a table leaves when a job takes it out of level 0:
+    /// it never returns there), float-ups undone by compaction and the key ranges cooling down.
+    undo: Mutex<UndoTracker>,
+    /// Float-ups run since the last user operation.
+    floats_since_op: AtomicU64,
 }
 
 impl FslsmPolicy {
+    /// Float-ups that may run between two user operations. With deterministic background
+    /// work this bounds the work a user operation runs inline: compactions only move data
+    /// down, so between float-ups their work is finite (docs/fslsm.md, "Float-up and
+    /// compaction").
+    pub const MAX_FLOAT_UPS_PER_OPERATION: u64 = MAX_PENDING as u64;
+
     /// A policy with parameters `opts` for a tree of `num_levels` levels.
     pub fn new(opts: &FslsmOptions, num_levels: usize) -> FslsmPolicy {
         FslsmPolicy {
@@ -68,7 +77,8 @@ impl FslsmPolicy {
             pending: Mutex::new(Vec::new()),
             requested: AtomicU64::new(0),
             skipped: AtomicU64::new(0),
-            floated: Mutex::new(HashSet::new()),
+            undo: Mutex::new(UndoTracker::new(opts.read_ratio_window as u64)),
+            floats_since_op: AtomicU64::new(0),
         }
     }
 
@@ -96,6 +106,9 @@ impl FslsmPolicy {
     /// The float-up of the oldest pending request that is still possible, dropping those that
     /// are not.
     fn pick_float_up(&self, v: &Version) -> Option<CompactionSpec> {
+        if self.floats_since_op.load(Ordering::Relaxed) >= Self::MAX_FLOAT_UPS_PER_OPERATION {
+            return None;
+        }
         let mut pending = self.pending.lock();
         while let Some(&(level, number)) = pending.first() {
             let table = v
@@ -207,10 +220,12 @@ impl LayoutPolicy for FslsmPolicy {
 
     fn on_read(&self) {
         self.ratio.record(true, 1);
+        self.floats_since_op.store(0, Ordering::Relaxed);
     }
 
     fn on_writes(&self, keys: u64) {
         self.ratio.record(false, keys);
+        self.floats_since_op.store(0, Ordering::Relaxed);
     }
 
     fn on_get_hit(&self, hit: HitLocation, v: &Version) -> bool {
@@ -251,6 +266,18 @@ impl LayoutPolicy for FslsmPolicy {
             if !self.float_pays(f, hit.level, overlaps) {
                 return false;
             }
+        }
+        // A range whose float-up a compaction undid lately cools down before it floats again.
+        let Some(table) = v.levels[hit.level].iter().find(|t| t.number == hit.file) else {
+            return false;
+        };
+        let now = self.ratio.operations();
+        if self
+            .undo
+            .lock()
+            .cooling(table.smallest_user(), table.largest_user(), now)
+        {
+            return false;
         }
         let mut pending = self.pending.lock();
         if pending.len() >= MAX_PENDING || pending.iter().any(|&(_, n)| n == hit.file) {
@@ -302,13 +329,15 @@ impl LayoutPolicy for FslsmPolicy {
         edit: &mut VersionEdit,
     ) {
         add_outputs(spec, outcome, edit);
-        // Every job's level-0 inputs leave level 0: forgotten here, so that the set holds at
-        // most the level-0 tables (and the outputs of an install that failed).
+        // Every job's level-0 inputs leave level 0: forgotten here, so that the record holds
+        // at most the level-0 tables (and the outputs of an install that failed); one a
+        // compaction takes down soon after its float-up undoes it.
+        let now = self.ratio.operations();
         {
-            let mut floated = self.floated.lock();
+            let mut undo = self.undo.lock();
             for (level, f) in spec.inputs_with_level() {
                 if level == 0 {
-                    floated.remove(&f.number);
+                    undo.left_level0(f, spec.kind == FLOAT_UP, now);
                 }
             }
         }
@@ -321,9 +350,7 @@ impl LayoutPolicy for FslsmPolicy {
         for f in &outcome.stayed {
             edit.added.push((stay_level, f.clone()));
         }
-        self.floated
-            .lock()
-            .extend(outcome.outputs.iter().map(|f| f.number));
+        self.undo.lock().floated(outcome.outputs.iter(), now);
     }
 
     fn record_job(
@@ -333,9 +360,11 @@ impl LayoutPolicy for FslsmPolicy {
         micros: u64,
         s: &Statistics,
     ) -> bool {
+        s.add(Ticker::FloatUpsUndone, self.undo.lock().take_undone());
         if spec.kind != FLOAT_UP {
             return false;
         }
+        self.floats_since_op.fetch_add(1, Ordering::Relaxed);
         s.add(Ticker::FloatUps, 1);
         s.add(Ticker::FloatUpReadBytes, outcome.bytes_read);
         s.add(Ticker::FloatUpWriteBytes, outcome.bytes_written);
@@ -350,24 +379,26 @@ impl LayoutPolicy for FslsmPolicy {
         let mut s = String::new();
         let _ = write!(
             s,
-            "Float-ups: {} (read {:.1} MB, written {:.1} MB, {} versions dropped); asked {}, skipped {}",
+            "Float-ups: {} (read {:.1} MB, written {:.1} MB, {} versions dropped); asked {}, skipped {}; undone by compaction within {} operations: {}",
             st.ticker(Ticker::FloatUps),
             st.ticker(Ticker::FloatUpReadBytes) as f64 / MB,
             st.ticker(Ticker::FloatUpWriteBytes) as f64 / MB,
             st.ticker(Ticker::FloatUpKeysDropped),
             status.float_ups_requested,
             status.float_ups_skipped,
+            self.opts.read_ratio_window,
+            st.ticker(Ticker::FloatUpsUndone),
         );
         Some(s)
     }
 
     fn level0_from_jobs(&self, v: &Version) -> Option<usize> {
         // Counted, not pruned: `v` may be older than a float-up being installed now.
-        let floated = self.floated.lock();
+        let undo = self.undo.lock();
         Some(
             v.levels[0]
                 .iter()
-                .filter(|f| floated.contains(&f.number))
+                .filter(|f| undo.is_floated(f.number))
                 .count(),
         )
     }

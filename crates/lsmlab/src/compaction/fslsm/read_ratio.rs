@@ -45,6 +45,12 @@ impl ReadRatio {
         self.slots.len()
     }
 
+    /// Operations recorded since creation (a batch of more than a window counts a window):
+    /// the clock of the float-up cool-down.
+    pub(crate) fn operations(&self) -> u64 {
+        self.next.load(Ordering::Relaxed)
+    }
+
     /// η in [0, 1]: reads / operations in the window; 0 before any operation.
     pub(crate) fn ratio(&self) -> f64 {
         let filled = self
