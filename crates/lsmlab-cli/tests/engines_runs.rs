@@ -272,6 +272,7 @@ fn leveldb_refuses_what_it_cannot_honour_by_name() {
         ("--enable_blob_files=true", "--enable_blob_files: "),
         ("--min_blob_size=100", "--min_blob_size: "),
         ("--compression_type=zstd", "--compression_type: "),
+        ("--compression_type=lz4", "--compression_type: "),
         (
             "--max_bytes_for_level_base=1048576",
             "--max_bytes_for_level_base: ",
@@ -294,6 +295,7 @@ fn leveldb_refuses_what_it_cannot_honour_by_name() {
     assert_eq!(
         refusal(&[
             "--engine=leveldb",
+            "--compression_type=snappy",
             "--use_ribbon_filter=false",
             "--num_levels=7",
             "--bloom_bits=10",
@@ -459,7 +461,11 @@ fn fjall_takes_what_it_has_and_refuses_the_rest_by_name() {
     for (flag, starts) in [
         (
             "--compression_type=zstd",
-            "--compression_type: fjall has no zstd",
+            "--compression_type: fjall has lz4 only",
+        ),
+        (
+            "--compression_type=snappy",
+            "--compression_type: fjall has lz4 only",
         ),
         (
             "--use_ribbon_filter=true",

@@ -30,6 +30,7 @@ pub fn compression_name(c: Compression) -> &'static str {
         Compression::None => "NoCompression",
         Compression::Lz4 => "LZ4",
         Compression::Zstd => "ZSTD",
+        Compression::Snappy => "Snappy",
     }
 }
 

@@ -119,8 +119,13 @@ fn blob_flags_reach_the_options_and_bad_values_name_the_flag() {
     assert_eq!((d.min_blob_size, d.blob_file_size), (0, 256 << 20));
     assert_eq!(d.blob_garbage_collection_age_cutoff, 0.25);
     assert_eq!(d.blob_garbage_collection_force_threshold, 1.0);
-    let e = run(&["--blob_compression_type=snappy"]).unwrap_err().0;
-    assert!(e.starts_with("--blob_compression_type") && e.contains("none, lz4, zstd"));
+    let e = run(&["--blob_compression_type=zlib"]).unwrap_err().0;
+    assert!(
+        e.starts_with("--blob_compression_type") && e.contains("none, snappy, lz4, zstd"),
+        "{e}"
+    );
+    let o = options(&run(&["--blob_compression_type=snappy"]).unwrap());
+    assert_eq!(o.blob_compression_type, Compression::Snappy);
     let e = run(&["--blob_garbage_collection_age_cutoff=2"])
         .unwrap_err()
         .0;
@@ -149,8 +154,11 @@ fn bad_values_name_the_flag_and_what_is_allowed() {
         e.starts_with("--readwritepercent: invalid value 101"),
         "{e}"
     );
-    let e = run(&["--compression_type=snappy"]).unwrap_err().0;
-    assert!(e.starts_with("--compression_type") && e.contains("none, lz4, zstd"));
+    let e = run(&["--compression_type=zlib"]).unwrap_err().0;
+    assert!(
+        e.starts_with("--compression_type") && e.contains("none, snappy, lz4, zstd"),
+        "{e}"
+    );
     let e = run(&["--write_buffer_size=10"]).unwrap_err().0;
     assert_eq!(
         e,
