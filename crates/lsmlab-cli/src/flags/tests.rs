@@ -23,13 +23,15 @@ fn run(a: &[&str]) -> CliResult<BenchFlags> {
 }
 
 #[test]
-fn defaults_are_db_bench_7_8() {
+fn defaults_are_db_bench_11() {
+    // tests/defaults.rs checks every default against db_bench 11.9's --help.
     let f = BenchFlags::default();
     assert_eq!(f.num, 1_000_000);
     assert_eq!(f.key_size, 16);
     assert_eq!(f.value_size, 100);
     assert_eq!(f.compression_ratio, 0.5);
-    assert_eq!(f.cache_size, 8 << 20);
+    assert_eq!(f.cache_size, 32 << 20);
+    assert_eq!(options(&f).compression, Compression::Snappy);
     assert_eq!(f.bloom_bits, -1.0);
     assert_eq!(f.threads, 1);
     assert_eq!(f.write_buffer_size, 64 << 20);
