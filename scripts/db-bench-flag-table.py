@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints the table of docs/bench.md: every flag of db_bench 7.8 and 11.x and what `lsmlab bench`
-does with it, from lsmlab's own flag lists (crates/lsmlab-cli/src/bench/flags.rs, compat.rs) and
+does with it, from lsmlab's own flag lists (crates/lsmlab-cli/src/flags/table.rs, compat.rs) and
 the flag names each db_bench prints with --help.
 
     scripts/db-bench-flag-table.py FLAGS_7_8.txt FLAGS_11_X.txt > table.md
@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
-flags_rs = (root / "crates/lsmlab-cli/src/bench/flags.rs").read_text()
-compat_rs = (root / "crates/lsmlab-cli/src/bench/compat.rs").read_text()
+flags_rs = (root / "crates/lsmlab-cli/src/flags/table.rs").read_text()
+compat_rs = (root / "crates/lsmlab-cli/src/flags/compat.rs").read_text()
 
 macro = flags_rs[flags_rs.index("flags! {"):flags_rs.index("/// db_bench flags lsmlab knows but does not implement yet")]
 supported = re.findall(r"^    ([a-z0-9_]+): [^=]+ = ", macro, re.M)
@@ -32,11 +32,19 @@ v11 = set(Path(sys.argv[2]).read_text().split())
 gflags = {"flagfile", "undefok"}
 names = sorted(v78 | v11 | set(supported) | set(refused) | set(no_effect) | gflags)
 
+# What an implemented flag takes, where db_bench takes more.
+VALUES = {
+    "compression_type": "none, snappy (the default, as db_bench's), lz4, zstd; zlib, bzip2, xpress refused",
+    "blob_compression_type": "none, snappy, lz4, zstd",
+}
+
+
 def what(n):
     if n in gflags:
         return "implemented (gflags)"
     if n in supported:
-        return "implemented" + ("" if n in v78 | v11 else " (lsmlab only)")
+        values = f": {VALUES[n]}" if n in VALUES else ""
+        return "implemented" + ("" if n in v78 | v11 else " (lsmlab only)") + values
     if n in no_effect:
         vals, why = no_effect[n]
         if vals is None:

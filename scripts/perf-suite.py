@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """lsmlab against release RocksDB, fjall and LevelDB 1.23 (where each runs the cell), side by side.
 
-    scripts/perf-suite.py [--reps 3] [--only REGEX] [--out FILE.md]
+    scripts/perf-suite.py [--reps 3] [--only REGEX] [--out FILE.md] [--dry-run]
 
 Each configuration runs every engine `--reps` times, alternating the engines (the order rotates
 each repetition) on a fresh database, one process per run with all of its benchmarks, as
 db_bench runs them. Prints, per configuration and benchmark, the median ops/sec of each engine,
-the ratio of the medians, the median P99 (µs, from `--histogram=1`) and the median peak RSS
-(MiB, from GNU time). Run it on a quiet machine after `cargo build --release`: nothing else may
+the ratio of the medians, the median P99 (µs, from `--histogram=1`), the median peak RSS
+(MiB, from GNU time) and the median size on disk of the database when the run ends (MiB, every
+file in it). Run it on a quiet machine after `cargo build --release`: nothing else may
 build or run meanwhile (2 cores here). Binaries: $LSMLAB (default target/release/lsmlab), $DBBENCH
 (a release build of RocksDB's db_bench; required) and $LEVELDB (LevelDB 1.23's db_bench; without
 it the LevelDB cells run lsmlab and RocksDB only). fjall runs through `lsmlab bench --engine=fjall`
@@ -15,9 +16,12 @@ of the same $LSMLAB, so that binary must be built with `--features fjall`; witho
 column is n/a. fjall runs every cell whose flags it can honour: not the Ribbon cell (it has Bloom
 filters only) nor the LevelDB cells (they read through memory maps, which fjall does not).
 
-Every engine runs without compression (lsmlab has no Snappy; db_bench's default is Snappy) and
-with Bloom filters of 10 bits/key; otherwise each engine keeps db_bench's defaults (64 MiB write
-buffers and tables, 8 MiB block cache, 4 KiB blocks, one thread) unless the configuration says.
+Every engine runs with Bloom filters of 10 bits/key and, unless the configuration names a
+codec, without compression (on values that do not compress); otherwise each engine keeps
+db_bench 11's defaults (64 MiB write buffers and tables, 32 MiB block cache, 4 KiB blocks, one
+thread) unless the configuration says. The compressed configurations write values that compress
+to half (`--compression_ratio=0.5`, db_bench's generator) with Snappy, LZ4 or ZSTD; fjall runs
+the LZ4 ones only (it has no other codec). `--dry-run` prints every command without running any.
 """
 import argparse
 import os
@@ -32,7 +36,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 BENCHES = "fillrandom,overwrite,readrandom,readwhilewriting,seekrandom,readmissing"
-COMMON = ["--key_size=16", "--bloom_bits=10", "--compression_type=none", "--histogram=1"]
+COMMON = ["--key_size=16", "--bloom_bits=10", "--histogram=1"]
+# Cells that name no codec run uncompressed.
+NO_COMPRESSION = ["--compression_type=none"]
 SEED000 = ["--write_buffer_size=8388608", "--target_file_size_base=8388608", "--threads=2"]
 BLOB = ["--enable_blob_files=true", "--min_blob_size=0"]
 # The engines of every cell whose flags fjall can honour.
@@ -41,6 +47,25 @@ THREE = ["lsmlab", "rocksdb", "fjall"]
 
 def sized(value_size, num, reads):
     return [f"--value_size={value_size}", f"--num={num}", f"--reads={reads}", "--seek_nexts=10"]
+
+
+# The compressed cells: each codec on 1 KB and 16 KB values that compress to half, in the
+# defaults and seed-000 shapes; fjall runs the codec it has (LZ4).
+COMPRESSED_BENCHES = "fillrandom,overwrite,readrandom,seekrandom"
+
+
+def compressed_cells():
+    cells = []
+    for shape, shape_flags in (("defaults", []), ("seed000", SEED000)):
+        for size, (num, reads) in ((1024, (200_000, 100_000)), (16384, (36_000, 36_000))):
+            for codec in ("snappy", "lz4", "zstd"):
+                flags = (sized(size, num, reads) + shape_flags
+                         + [f"--compression_type={codec}", "--compression_ratio=0.5"])
+                engines = THREE if codec == "lz4" else ["lsmlab", "rocksdb"]
+                label = f"{shape} {size // 1024} KB {codec} 0.5"
+                cells.append((label, flags, COMPRESSED_BENCHES, engines))
+    return cells
+
 
 
 # (name, flags, benchmarks, engines). Sizes hold about 100-200 MB of user data per fill; the 16 KB
@@ -69,7 +94,7 @@ CONFIGS = [
     ("leveldb 1 KB",
      sized(1024, 200_000, 100_000)[:3] + ["--write_buffer_size=67108864", "--mmap_read=1"],
      "fillseq,fillrandom,overwrite,readrandom", ["lsmlab", "rocksdb", "leveldb"]),
-]
+] + compressed_cells()
 
 
 def leveldb_flags(flags):
@@ -93,8 +118,8 @@ def binary(engine):
     if engine == "fjall":
         return [lsmlab_path(), "bench", "--engine=fjall"]
     if engine == "rocksdb":
-        return [os.environ["DBBENCH"]]
-    return [os.environ["LEVELDB"]]
+        return [os.environ.get("DBBENCH", "$DBBENCH")]
+    return [os.environ.get("LEVELDB", "$LEVELDB")]
 
 
 SUMMARY = re.compile(r"^(\w+)\s+:\s+([\d.]+) micros/op(?: (\d+) ops/sec)?")
@@ -148,11 +173,32 @@ def parse(text, threads):
     return out
 
 
+def command(engine, flags, benches, db):
+    """The command line of one run."""
+    if engine == "leveldb":
+        args = leveldb_flags(flags)
+    else:
+        named = any(f.startswith("--compression_type=") for f in flags)
+        args = COMMON + ([] if named else NO_COMPRESSION) + flags
+    return binary(engine) + [f"--benchmarks={benches}", f"--db={db}"] + args, args
+
+
+def disk_mib(path):
+    """MiB of every file under `path`."""
+    total = 0
+    for d, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.path.getsize(os.path.join(d, f))
+            except OSError:
+                pass
+    return total / 1048576
+
+
 def run(engine, flags, benches, work):
     db = os.path.join(work, "db")
     shutil.rmtree(db, ignore_errors=True)
-    args = leveldb_flags(flags) if engine == "leveldb" else COMMON + flags
-    cmd = binary(engine) + [f"--benchmarks={benches}", f"--db={db}"] + args
+    cmd, args = command(engine, flags, benches, db)
     rss = os.path.join(work, "rss")
     p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss] + cmd,
                        capture_output=True, text=True)
@@ -162,7 +208,7 @@ def run(engine, flags, benches, work):
         sys.exit(f"{engine} failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr[-2000:]}")
     with open(rss) as f:
         rss_mib = int(f.read().split()[-1]) / 1024
-    return res, rss_mib
+    return res, rss_mib, disk_mib(db)
 
 
 def median(xs):
@@ -181,9 +227,18 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--only", default="", help="run the configurations whose name matches")
     ap.add_argument("--out", help="also write the table to this markdown file")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print each configuration's commands, run nothing")
     a = ap.parse_args()
     if a.reps < 1:
         sys.exit("--reps: at least 1")
+    if a.dry_run:
+        for name, flags, benches, engines in CONFIGS:
+            if re.search(a.only, name):
+                print(f"[{name}]")
+                for e in engines:
+                    print("  " + " ".join(command(e, flags, benches, "DB")[0]))
+        return
     if not os.access(os.environ.get("DBBENCH", ""), os.X_OK):
         sys.exit("DBBENCH: set it to a release build of RocksDB's db_bench (an executable file)")
     has_leveldb = os.access(os.environ.get("LEVELDB", ""), os.X_OK)
@@ -209,34 +264,37 @@ def main():
             for rep in range(a.reps):
                 order = engines[rep % len(engines):] + engines[:rep % len(engines)]
                 for e in order:
-                    res, rss = run(e, flags, benches, work)
-                    got[e].append((res, rss))
+                    res, rss, disk = run(e, flags, benches, work)
+                    got[e].append((res, rss, disk))
                     line = "  ".join(f"{b} {fmt(v[0])}" for b, v in res.items())
-                    print(f"[{name}] rep {rep + 1} {e:8} rss {rss:6.0f} MiB  {line}",
-                          file=sys.stderr, flush=True)
+                    print(f"[{name}] rep {rep + 1} {e:8} rss {rss:6.0f} MiB "
+                          f"disk {disk:7.1f} MiB  {line}", file=sys.stderr, flush=True)
             for b in benches.split(","):
                 med = {}
                 for e in engines:
                     ops = [r[0][b][0] for r in got[e] if b in r[0]]
                     p99 = [r[0][b][1] for r in got[e] if b in r[0]]
-                    med[e] = (median(ops), median(p99), median([r[1] for r in got[e]]))
+                    med[e] = (median(ops), median(p99), median([r[1] for r in got[e]]),
+                              median([r[2] for r in got[e]]))
                 rows.append((name, b, med))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     head = ("| configuration | benchmark | lsmlab ops/s | RocksDB ops/s | fjall ops/s "
             "| LevelDB ops/s | lsmlab / RocksDB | lsmlab / fjall | lsmlab / LevelDB "
             "| P99 µs lsmlab · RocksDB · fjall "
-            "| peak RSS MiB lsmlab · RocksDB · fjall · LevelDB |")
-    lines = [head, "|" + "---|" * 11]
+            "| peak RSS MiB lsmlab · RocksDB · fjall · LevelDB "
+            "| size on disk MiB lsmlab · RocksDB · fjall · LevelDB |")
+    lines = [head, "|" + "---|" * 12]
     for name, b, med in rows:
-        l, r, j, v = (med.get(e, (None, None, None))
+        l, r, j, v = (med.get(e, (None, None, None, None))
                       for e in ("lsmlab", "rocksdb", "fjall", "leveldb"))
         ratio = lambda x, y: f"**{x / y:.2f}**" if x and y else "n/a"
         lines.append(
             f"| {name} | {b} | {fmt(l[0])} | {fmt(r[0])} | {fmt(j[0])} | {fmt(v[0])} "
             f"| {ratio(l[0], r[0])} | {ratio(l[0], j[0])} | {ratio(l[0], v[0])} "
             f"| {fmt(l[1], 1)} · {fmt(r[1], 1)} · {fmt(j[1], 1)} "
-            f"| {fmt(l[2])} · {fmt(r[2])} · {fmt(j[2])} · {fmt(v[2])} |")
+            f"| {fmt(l[2])} · {fmt(r[2])} · {fmt(j[2])} · {fmt(v[2])} "
+            f"| {fmt(l[3], 1)} · {fmt(r[3], 1)} · {fmt(j[3], 1)} · {fmt(v[3], 1)} |")
     table = "\n".join(lines)
     print(f"medians of {a.reps} alternated runs each\n\n{table}")
     if a.out:

@@ -345,6 +345,8 @@ fn blob_files_store_the_values_and_write_amplification_counts_them_once() {
         "--reads=500",
         "--value_size=1000",
         "--write_buffer_size=262144",
+        // Both stores uncompressed: the bytes each writes are then the values' own.
+        "--compression_type=none",
         "--seed=1",
     ];
     let (inline, _) = run(&args);
@@ -371,4 +373,56 @@ fn blob_files_store_the_values_and_write_amplification_counts_them_once() {
             .blob_gc_floatup_bytes
             > 1_500_000
     );
+}
+
+/// Bytes of the table files in `dir`.
+fn table_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sst"))
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum()
+}
+
+/// With no compression flag, bench compresses with Snappy (db_bench's default) and says so; with
+/// each codec, values made at `--compression_ratio` shrink the tables to about that fraction.
+#[test]
+fn default_compression_is_snappy_and_tables_shrink_to_the_ratio() {
+    let (_, out) = run(&["--benchmarks=fillseq", "--num=100", "--seed=3"]);
+    assert!(out.contains("\nCompression: Snappy\n"), "{out}");
+    let size = |codec: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let f = flags(
+            &[
+                "--benchmarks=fillseq,flush",
+                "--num=3000",
+                "--value_size=1024",
+                "--compression_ratio=0.5",
+                &format!("--compression_type={codec}"),
+                "--seed=3",
+            ],
+            &dir,
+        );
+        let mut out = Vec::new();
+        lsmlab_cli::bench::run(&f, &[], &mut out, false).expect("bench runs");
+        let out = String::from_utf8(out).unwrap();
+        let name = lsmlab_cli::bench::header::compression_name(f.compression().unwrap());
+        assert!(out.contains(&format!("\nCompression: {name}\n")), "{out}");
+        table_bytes(&dir.path().join("db"))
+    };
+    let none = size("none") as f64;
+    // 16-byte keys and the index add a little to the values' 1024 bytes; keys do not compress.
+    assert!(none > 3000.0 * 1040.0, "{none}");
+    for (codec, low, high) in [
+        ("snappy", 0.45, 0.62),
+        ("lz4", 0.45, 0.62),
+        ("zstd", 0.35, 0.58),
+    ] {
+        let r = size(codec) as f64 / none;
+        assert!(
+            low < r && r < high,
+            "{codec}: {r:.3} of the uncompressed tables"
+        );
+    }
 }

@@ -244,8 +244,59 @@ macro_rules! engine_tests {
             fn ycsb_run_finds_every_loaded_key() {
                 super::ycsb_run_finds_every_loaded_key($engine);
             }
+            #[test]
+            fn the_default_codec_shrinks_the_tables() {
+                super::the_default_codec_shrinks_the_tables($engine);
+            }
         }
     };
+}
+
+/// Bytes of the files under `dir` whose names end in one of the table suffixes of the engines
+/// (`.sst`; LevelDB's `.ldb`; fjall's tables, numbered files under `tables`).
+fn table_bytes(dir: &Path) -> u64 {
+    let mut total = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            total += table_bytes(&path);
+            continue;
+        }
+        let in_tables = path.parent().is_some_and(|p| p.ends_with("tables"));
+        if in_tables || path.extension().is_some_and(|x| x == "sst" || x == "ldb") {
+            total += std::fs::metadata(&path).unwrap().len();
+        }
+    }
+    total
+}
+
+/// With no compression flag every engine compresses (db_bench's default, Snappy; fjall, which
+/// has no Snappy, LZ4): values that compress to half leave tables well under the uncompressed
+/// ones.
+fn the_default_codec_shrinks_the_tables(engine: &str) {
+    let size = |extra: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("db");
+        let mut args = vec![
+            "--benchmarks=fillseq,flush,readseq",
+            "--num=2000",
+            "--value_size=1000",
+            "--compression_ratio=0.5",
+            "--seed=1",
+        ];
+        args.extend_from_slice(extra);
+        let (recs, out) = bench(engine, &db, &args);
+        assert_eq!(rec(&recs, "readseq").ops, 2000, "{engine}");
+        (table_bytes(&db), out)
+    };
+    let (plain, _) = size(&["--compression_type=none"]);
+    let (compressed, out) = size(&[]);
+    assert!(out.contains("\nCompression: Snappy\n"), "{out}");
+    assert!(plain > 2000 * 1000, "{engine}: {plain} bytes of tables");
+    assert!(
+        compressed * 4 < plain * 3,
+        "{engine}: {compressed} compressed bytes against {plain}"
+    );
 }
 
 engine_tests!(lsmlab, "lsmlab");
@@ -272,6 +323,7 @@ fn leveldb_refuses_what_it_cannot_honour_by_name() {
         ("--enable_blob_files=true", "--enable_blob_files: "),
         ("--min_blob_size=100", "--min_blob_size: "),
         ("--compression_type=zstd", "--compression_type: "),
+        ("--compression_type=lz4", "--compression_type: "),
         (
             "--max_bytes_for_level_base=1048576",
             "--max_bytes_for_level_base: ",
@@ -294,6 +346,7 @@ fn leveldb_refuses_what_it_cannot_honour_by_name() {
     assert_eq!(
         refusal(&[
             "--engine=leveldb",
+            "--compression_type=snappy",
             "--use_ribbon_filter=false",
             "--num_levels=7",
             "--bloom_bits=10",
@@ -459,7 +512,11 @@ fn fjall_takes_what_it_has_and_refuses_the_rest_by_name() {
     for (flag, starts) in [
         (
             "--compression_type=zstd",
-            "--compression_type: fjall has no zstd",
+            "--compression_type: fjall has lz4 only",
+        ),
+        (
+            "--compression_type=snappy",
+            "--compression_type: fjall has lz4 only",
         ),
         (
             "--use_ribbon_filter=true",

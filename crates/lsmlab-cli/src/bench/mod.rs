@@ -9,25 +9,22 @@ pub mod keygen;
 pub mod random;
 pub mod rate_limit;
 pub mod reporter;
+mod session;
 pub mod stats;
 pub mod valuegen;
 pub mod workloads;
 
-use crate::engine::{self, EngineKind, EngineSettings, Store};
+use crate::engine::{self, Store};
 use crate::error::{CliError, CliResult};
 use crate::flags::{BenchFlags, Parsed};
 use crate::readout::lsm::ClientCounts;
 use json::{BenchmarkRecord, RunRecord};
-use random::Random64;
-use rate_limit::RateLimiter;
-use reporter::ReportSettings;
-use stats::{BenchStats, ThreadStats};
+use session::Session;
+use stats::BenchStats;
 use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier};
 use std::time::{SystemTime, UNIX_EPOCH};
-use workloads::{Method, Shared, ThreadState};
+use workloads::Method;
 
 /// Entry point of `lsmlab bench ARGS`.
 pub fn main(args: &[String]) -> CliResult<()> {
@@ -56,159 +53,6 @@ fn io_err(e: std::io::Error) -> CliError {
     CliError::new(format!("writing output: {e}"))
 }
 
-/// A running db_bench session: the store and the thread-seed counter.
-struct Session<'a> {
-    flags: &'a BenchFlags,
-    kind: EngineKind,
-    /// What the store is opened with, `--db` among it.
-    settings: EngineSettings,
-    path: String,
-    db: Option<Box<dyn Store>>,
-    seed: u64,
-    total_threads: u64,
-    progress: bool,
-}
-
-impl Session<'_> {
-    fn open(&mut self) -> CliResult<()> {
-        // As db_bench: --use_existing_db reads a database that must already be there.
-        // Checked here: an engine may make the directory and its LOCK before it refuses.
-        if self.flags.use_existing_db && !engine::database_exists(self.kind, &self.path) {
-            return Err(engine::no_database(
-                self.kind,
-                "--use_existing_db",
-                &self.path,
-                "load one first (a fill benchmark with --use_existing_db=0)",
-            ));
-        }
-        let db = engine::open(self.kind, &self.settings, !self.flags.use_existing_db)
-        .map_err(|e| {
-            // The directory holds a database (it has CURRENT) that open refused: damage, or
-            // options that do not match it. Never advise --use_existing_db=0 here: it would
-            // delete every file of the database.
-            if self.flags.use_existing_db {
-                CliError::new(format!(
-                    "--use_existing_db: cannot open the database at {} ({e}); run `lsmlab check {}` to see what is wrong, and keep the directory until it is understood",
-                    self.path, self.path
-                ))
-            } else {
-                e
-            }
-        })?;
-        self.db = Some(db);
-        Ok(())
-    }
-
-    fn reopen_fresh(&mut self) -> CliResult<()> {
-        match self.db.take() {
-            Some(db) => {
-                self.db = Some(db.reopen_fresh(&self.settings)?);
-                Ok(())
-            }
-            None => {
-                engine::destroy(self.kind, &self.settings)?;
-                self.open()
-            }
-        }
-    }
-
-    fn report_settings(&self) -> ReportSettings {
-        let f = self.flags;
-        ReportSettings {
-            report_interval_seconds: f.report_interval_seconds,
-            report_file: f.report_file.clone(),
-            stats_interval_seconds: f.stats_interval_seconds,
-            stats_per_interval: f.stats_per_interval > 0,
-        }
-    }
-
-    fn db(&self) -> CliResult<&dyn Store> {
-        self.db
-            .as_deref()
-            .ok_or_else(|| CliError::new("the database is not open"))
-    }
-
-    /// Runs `method` in `n` threads that start together; returns each thread's stats.
-    fn run_threads(
-        &mut self,
-        n: usize,
-        key_size: usize,
-        method: Method,
-    ) -> CliResult<Vec<ThreadStats>> {
-        // As db_bench's RunBenchmark: thread k of the run (counting from 1 over every benchmark)
-        // gets `Random64(seed + 1000 + k)`.
-        let first_seed = self.seed.wrapping_add(1000 + self.total_threads + 1);
-        self.total_threads += n as u64;
-        let progress = self.progress;
-        let db = self.db()?;
-        let shared = Shared {
-            db,
-            flags: self.flags,
-            key_size,
-            num_done: AtomicUsize::new(0),
-            num_threads: n,
-        };
-        let report = self.report_settings();
-        let report_file = report.open_report_file()?;
-        let ops = Arc::new(AtomicU64::new(0));
-        let stop_reporter = AtomicBool::new(false);
-        // Every thread that writes shares the rate (readwhilewriting: its one writer).
-        let writers = if n > self.flags.threads { 1 } else { n };
-        // ... and every thread that reads shares the read rate (readwhilewriting: all but one).
-        let readers = if n > self.flags.threads { n - 1 } else { n };
-        let mut states: Vec<ThreadState> = (0..n)
-            .map(|tid| {
-                let mut stats = ThreadStats::new(progress && tid == n.saturating_sub(1));
-                stats.ops_counter = report.active().then(|| ops.clone());
-                ThreadState {
-                    tid,
-                    rand: Random64::new(first_seed.wrapping_add(tid as u64)),
-                    stats,
-                    write_limiter: RateLimiter::new(self.flags.benchmark_write_rate_limit, writers),
-                    read_limiter: RateLimiter::new(self.flags.benchmark_read_rate_limit, readers),
-                }
-            })
-            .collect();
-        let barrier = Barrier::new(n);
-        let results: Vec<CliResult<()>> = std::thread::scope(|scope| {
-            let reporter = report.active().then(|| {
-                let (report, ops, stop) = (&report, &*ops, &stop_reporter);
-                scope.spawn(move || reporter::run(report, report_file, ops, stop, n, db))
-            });
-            let handles: Vec<_> = states
-                .iter_mut()
-                .map(|state| {
-                    let (shared, barrier) = (&shared, &barrier);
-                    scope.spawn(move || {
-                        barrier.wait();
-                        state.stats.start();
-                        let r = method(shared, state);
-                        state.stats.stop();
-                        shared.num_done.fetch_add(1, Ordering::AcqRel);
-                        r
-                    })
-                })
-                .collect();
-            let results = handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(CliError::new("a benchmark thread panicked")))
-                })
-                .collect();
-            stop_reporter.store(true, Ordering::Release);
-            if let Some(r) = reporter {
-                let _ = r.join();
-            }
-            results
-        });
-        for r in results {
-            r?;
-        }
-        Ok(states.into_iter().map(|s| s.stats).collect())
-    }
-}
-
 fn property_text(db: &dyn Store, name: &str) -> String {
     db.property(name).unwrap_or_else(|| "n/a".to_string())
 }
@@ -216,6 +60,104 @@ fn property_text(db: &dyn Store, name: &str) -> String {
 /// The `--statistics` dump of an lsmlab database (see `engine::lsmlab::statistics_text`).
 pub fn statistics_text(db: &lsmlab::Db) -> String {
     engine::lsmlab::statistics_text(db)
+}
+
+/// What one name of `--benchmarks` does.
+enum Step {
+    /// Runs `method` in `threads` threads with keys of `key_size` bytes, on a fresh database
+    /// if `fresh_db` (the fills).
+    Run {
+        method: Method,
+        key_size: usize,
+        threads: usize,
+        fresh_db: bool,
+    },
+    /// Waits until the background work is done.
+    WaitForCompaction,
+    /// Prints the property of this name.
+    Property(String),
+}
+
+/// The step benchmark `name` is, as db_bench's `RunBenchmark` dispatches it.
+fn step_of(name: &str, flags: &BenchFlags) -> CliResult<Step> {
+    let mut key_size = flags.key_size;
+    let mut threads = flags.threads;
+    let mut fresh_db = false;
+    let method: Method = match name {
+        "fillseq" => {
+            fresh_db = true;
+            workloads::fill_seq
+        }
+        "fillrandom" => {
+            fresh_db = true;
+            workloads::fill_random
+        }
+        "overwrite" => workloads::fill_random,
+        "readrandom" => workloads::read_random,
+        "readmissing" => {
+            key_size += 1;
+            workloads::read_random
+        }
+        "readseq" => workloads::read_seq,
+        "readreverse" => workloads::read_reverse,
+        "seekrandom" => workloads::seek_random,
+        "deleterandom" => workloads::delete_random,
+        "readwhilewriting" => {
+            threads += 1;
+            workloads::read_while_writing
+        }
+        "seekrandomwhilewriting" => {
+            threads += 1;
+            workloads::seek_while_writing
+        }
+        "readrandomwriterandom" => workloads::read_random_write_random,
+        "flush" => {
+            threads = 1;
+            workloads::flush
+        }
+        "compact" => {
+            threads = 1;
+            workloads::compact
+        }
+        "waitforcompaction" => return Ok(Step::WaitForCompaction),
+        "stats" | "levelstats" | "sstables" => {
+            return Ok(Step::Property(format!("rocksdb.{name}")))
+        }
+        other => {
+            return Err(CliError::new(format!(
+                "--benchmarks: unknown benchmark {other:?}"
+            )))
+        }
+    };
+    Ok(Step::Run {
+        method,
+        key_size,
+        threads,
+        fresh_db,
+    })
+}
+
+/// The seed of the run: `--seed`, or (db_bench's rule for 0) the clock's microseconds, printed.
+fn run_seed(flags: &BenchFlags, out: &mut dyn Write) -> CliResult<u64> {
+    if flags.seed != 0 {
+        return Ok(flags.seed);
+    }
+    let micros = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or(1);
+    writeln!(out, "Set seed to {micros} because --seed was 0").map_err(io_err)?;
+    Ok(micros)
+}
+
+/// The `--json` file, created before the benchmarks run so that an unwritable path fails first.
+fn create_json(flags: &BenchFlags) -> CliResult<Option<std::fs::File>> {
+    if flags.json.is_empty() {
+        return Ok(None);
+    }
+    std::fs::File::create(&flags.json)
+        .map(Some)
+        .map_err(|e| CliError::new(format!("--json: cannot write {}: {e}", flags.json)))
 }
 
 /// Runs every benchmark of `flags`, printing to `out`; returns the figures of each.
@@ -230,27 +172,9 @@ pub fn run(
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let seed = if flags.seed == 0 {
-        let micros = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_micros() as u64)
-            .unwrap_or(1);
-        writeln!(out, "Set seed to {micros} because --seed was 0").map_err(io_err)?;
-        micros
-    } else {
-        flags.seed
-    };
-    // Fail on an unwritable --json before the benchmarks run, not after.
-    let mut json_file = if flags.json.is_empty() {
-        None
-    } else {
-        Some(
-            std::fs::File::create(&flags.json)
-                .map_err(|e| CliError::new(format!("--json: cannot write {}: {e}", flags.json)))?,
-        )
-    };
+    let seed = run_seed(flags, out)?;
+    let mut json_file = create_json(flags)?;
     let settings = flags.settings()?;
-    let path = settings.path.clone();
     let kind = flags.engine_kind()?;
     if !flags.use_existing_db {
         engine::destroy(kind, &settings)?;
@@ -258,8 +182,8 @@ pub fn run(
     let mut session = Session {
         flags,
         kind,
+        path: settings.path.clone(),
         settings,
-        path: path.clone(),
         db: None,
         seed,
         total_threads: 0,
@@ -273,115 +197,9 @@ pub fn run(
     write!(out, "{}", header::header(flags)).map_err(io_err)?;
     let mut records = Vec::new();
     for name in &list {
-        let mut key_size = flags.key_size;
-        let mut threads = flags.threads;
-        let mut fresh_db = false;
-        let method: Method = match name.as_str() {
-            "fillseq" => {
-                fresh_db = true;
-                workloads::fill_seq
-            }
-            "fillrandom" => {
-                fresh_db = true;
-                workloads::fill_random
-            }
-            "overwrite" => workloads::fill_random,
-            "readrandom" => workloads::read_random,
-            "readmissing" => {
-                key_size += 1;
-                workloads::read_random
-            }
-            "readseq" => workloads::read_seq,
-            "readreverse" => workloads::read_reverse,
-            "seekrandom" => workloads::seek_random,
-            "deleterandom" => workloads::delete_random,
-            "readwhilewriting" => {
-                threads += 1;
-                workloads::read_while_writing
-            }
-            "seekrandomwhilewriting" => {
-                threads += 1;
-                workloads::seek_while_writing
-            }
-            "readrandomwriterandom" => workloads::read_random_write_random,
-            "flush" => {
-                threads = 1;
-                workloads::flush
-            }
-            "compact" => {
-                threads = 1;
-                workloads::compact
-            }
-            "waitforcompaction" => {
-                session.db()?.wait_for_background_work()?;
-                continue;
-            }
-            "stats" | "levelstats" | "sstables" => {
-                let prop = format!("rocksdb.{name}");
-                writeln!(out, "\n{}", property_text(session.db()?, &prop)).map_err(io_err)?;
-                continue;
-            }
-            other => {
-                return Err(CliError::new(format!(
-                    "--benchmarks: unknown benchmark {other:?}"
-                )))
-            }
-        };
-        if fresh_db {
-            if flags.use_existing_db {
-                writeln!(out, "{name:<12} : skipped (--use_existing_db is true)")
-                    .map_err(io_err)?;
-                continue;
-            }
-            session.reopen_fresh()?;
+        if let Some(r) = run_one(&mut session, name, out)? {
+            records.push(r);
         }
-        writeln!(out, "DB path: [{path}]").map_err(io_err)?;
-        let before = session.db()?.snapshot();
-        let thread_stats = session.run_threads(threads, key_size, method)?;
-        let merged = BenchStats::merge(&thread_stats);
-        if progress {
-            // Clear the progress line, if any was drawn.
-            use std::io::IsTerminal;
-            if std::io::stderr().is_terminal() {
-                eprint!("{:60}\r", "");
-            }
-        }
-        writeln!(out, "{}", merged.report_line(name)).map_err(io_err)?;
-        if flags.histogram {
-            write!(out, "{}", merged.histogram_text()).map_err(io_err)?;
-        }
-        let db = session.db()?;
-        let after = db.snapshot();
-        let figures = db.figures(
-            &before,
-            &after,
-            Path::new(&path),
-            ClientCounts {
-                bytes_written: merged.client_bytes_written,
-                bytes_returned: merged.client_bytes_returned,
-            },
-        );
-        write!(out, "{}", figures.to_text(name)).map_err(io_err)?;
-        out.flush().map_err(io_err)?;
-        records.push(BenchmarkRecord {
-            name: name.clone(),
-            threads,
-            ops: merged.reported_ops(),
-            seconds: merged.elapsed_seconds,
-            micros_per_op: merged.micros_per_op(),
-            ops_per_sec: merged.ops_per_sec(),
-            mb_per_sec: merged.mb_per_sec(),
-            message: merged.message.trim().to_string(),
-            reads: merged.reads,
-            found: merged.found,
-            writer_ops: merged.excluded_ops,
-            latency_us: merged
-                .hist
-                .iter()
-                .map(|(op, h)| (op.name().to_string(), h.summary()))
-                .collect(),
-            lsmlab: figures,
-        });
     }
     let db = session.db()?;
     if flags.statistics {
@@ -393,7 +211,7 @@ pub fn run(
             version: env!("CARGO_PKG_VERSION"),
             engine: kind.describe(),
             started_unix,
-            db: path.clone(),
+            db: session.path.clone(),
             seed,
             flags: flags.clone(),
             flags_set: explicit.to_vec(),
@@ -408,4 +226,86 @@ pub fn run(
         db.close()?;
     }
     Ok(records)
+}
+
+/// Runs benchmark `name` and prints its lines; its record, if it is one that measures.
+fn run_one(
+    session: &mut Session,
+    name: &str,
+    out: &mut dyn Write,
+) -> CliResult<Option<BenchmarkRecord>> {
+    let flags = session.flags;
+    let (method, key_size, threads) = match step_of(name, flags)? {
+        Step::WaitForCompaction => {
+            session.db()?.wait_for_background_work()?;
+            return Ok(None);
+        }
+        Step::Property(prop) => {
+            writeln!(out, "\n{}", property_text(session.db()?, &prop)).map_err(io_err)?;
+            return Ok(None);
+        }
+        Step::Run {
+            method,
+            key_size,
+            threads,
+            fresh_db,
+        } => {
+            if fresh_db {
+                if flags.use_existing_db {
+                    writeln!(out, "{name:<12} : skipped (--use_existing_db is true)")
+                        .map_err(io_err)?;
+                    return Ok(None);
+                }
+                session.reopen_fresh()?;
+            }
+            (method, key_size, threads)
+        }
+    };
+    writeln!(out, "DB path: [{}]", session.path).map_err(io_err)?;
+    let before = session.db()?.snapshot();
+    let thread_stats = session.run_threads(threads, key_size, method)?;
+    let merged = BenchStats::merge(&thread_stats);
+    if session.progress {
+        // Clear the progress line, if any was drawn.
+        use std::io::IsTerminal;
+        if std::io::stderr().is_terminal() {
+            eprint!("{:60}\r", "");
+        }
+    }
+    writeln!(out, "{}", merged.report_line(name)).map_err(io_err)?;
+    if flags.histogram {
+        write!(out, "{}", merged.histogram_text()).map_err(io_err)?;
+    }
+    let db = session.db()?;
+    let after = db.snapshot();
+    let figures = db.figures(
+        &before,
+        &after,
+        Path::new(&session.path),
+        ClientCounts {
+            bytes_written: merged.client_bytes_written,
+            bytes_returned: merged.client_bytes_returned,
+        },
+    );
+    write!(out, "{}", figures.to_text(name)).map_err(io_err)?;
+    out.flush().map_err(io_err)?;
+    Ok(Some(BenchmarkRecord {
+        name: name.to_string(),
+        threads,
+        ops: merged.reported_ops(),
+        seconds: merged.elapsed_seconds,
+        micros_per_op: merged.micros_per_op(),
+        ops_per_sec: merged.ops_per_sec(),
+        mb_per_sec: merged.mb_per_sec(),
+        message: merged.message.trim().to_string(),
+        reads: merged.reads,
+        found: merged.found,
+        writer_ops: merged.excluded_ops,
+        latency_us: merged
+            .hist
+            .iter()
+            .map(|(op, h)| (op.name().to_string(), h.summary()))
+            .collect(),
+        lsmlab: figures,
+    }))
 }

@@ -11,6 +11,7 @@ use crate::readout::block::{Figures, Snapshot};
 use crate::readout::counters::CounterSnapshot;
 use crate::readout::foreign::ForeignFigures;
 use crate::readout::lsm::ClientCounts;
+use lsmlab::Compression;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -50,8 +51,12 @@ impl LevelDbStore {
         o.set_max_file_size(usize::try_from(s.target_file_size_base).unwrap_or(usize::MAX));
         o.set_block_size(s.block_size);
         o.set_block_restart_interval(i32::try_from(s.block_restart_interval).unwrap_or(i32::MAX));
-        // The settings allow none, lz4, zstd; support.rs lets only none through.
-        o.set_compression(ffi::NO_COMPRESSION);
+        // support.rs lets only none and snappy through when given; a default it cannot honour
+        // (none other exists today) would fall back to LevelDB's own, snappy.
+        o.set_compression(match s.compression_type {
+            Compression::None => ffi::NO_COMPRESSION,
+            _ => ffi::SNAPPY_COMPRESSION,
+        });
         if s.cache_size > 0 {
             o.set_lru_cache(s.cache_size);
         }

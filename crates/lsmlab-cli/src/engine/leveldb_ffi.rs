@@ -134,6 +134,8 @@ extern "C" {
 
 /// `leveldb_no_compression`.
 pub const NO_COMPRESSION: i32 = 0;
+/// `leveldb_snappy_compression`.
+pub const SNAPPY_COMPRESSION: i32 = 1;
 
 /// The library's version (`leveldb_major_version`.`leveldb_minor_version`).
 pub fn version() -> String {

@@ -48,6 +48,7 @@ fn compression_of(c: Compression) -> i32 {
         Compression::None => compression::NONE,
         Compression::Lz4 => compression::LZ4,
         Compression::Zstd => compression::ZSTD,
+        Compression::Snappy => compression::SNAPPY,
     }
 }
 

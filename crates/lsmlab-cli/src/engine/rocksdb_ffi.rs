@@ -223,6 +223,8 @@ extern "C" {
 pub mod compression {
     /// None.
     pub const NONE: i32 = 0;
+    /// Snappy.
+    pub const SNAPPY: i32 = 1;
     /// LZ4.
     pub const LZ4: i32 = 4;
     /// Zstandard.

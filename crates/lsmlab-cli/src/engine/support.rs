@@ -115,14 +115,17 @@ fn leveldb_refuses(name: &str, f: &EngineSettings) -> Option<String> {
         | "blob_garbage_collection_age_cutoff"
         | "blob_garbage_collection_force_threshold" => Some("LevelDB has no blob files".into()),
         "compression_type" => fixed(
-            f.compression_type == Compression::None,
-            "LevelDB compresses with snappy or not at all, and lsmlab's flags have no snappy; allowed none",
+            matches!(f.compression_type, Compression::None | Compression::Snappy),
+            "LevelDB compresses with snappy or not at all; allowed none, snappy",
         ),
         "min_level_to_compress" => fixed(
             f.min_level_to_compress.is_none(),
             "LevelDB compresses every level alike",
         ),
-        "num_levels" => fixed(f.num_levels == LEVELDB_LEVELS, "LevelDB has 7 levels; allowed 7"),
+        "num_levels" => fixed(
+            f.num_levels == LEVELDB_LEVELS,
+            "LevelDB has 7 levels; allowed 7",
+        ),
         "max_bytes_for_level_base" => fixed(
             f.max_bytes_for_level_base == LEVELDB_LEVEL1_BYTES,
             "LevelDB's level 1 holds 10 MiB; allowed 10485760",
@@ -159,9 +162,14 @@ fn leveldb_refuses(name: &str, f: &EngineSettings) -> Option<String> {
             !f.level_compaction_dynamic_level_bytes,
             "LevelDB's level sizes are fixed",
         ),
-        "delayed_write_rate" => Some("LevelDB delays each write by 1 ms over the slowdown trigger, not by a rate".into()),
+        "delayed_write_rate" => Some(
+            "LevelDB delays each write by 1 ms over the slowdown trigger, not by a rate".into(),
+        ),
         "bytes_per_sync" => fixed(f.bytes_per_sync == 0, "LevelDB has no incremental sync"),
-        "wal_dir" => fixed(f.wal_dir.is_none(), "LevelDB keeps its log in the database directory"),
+        "wal_dir" => fixed(
+            f.wal_dir.is_none(),
+            "LevelDB keeps its log in the database directory",
+        ),
         "disable_wal" => fixed(!f.disable_wal, "LevelDB always writes its log"),
         // LevelDB 1.23 maps up to 1000 tables on a 64-bit machine; no option turns it off.
         "mmap_read" => fixed(
@@ -182,12 +190,15 @@ fn fjall_refuses(name: &str, f: &EngineSettings) -> Option<String> {
         "use_ribbon_filter" => fixed(!f.use_ribbon_filter, "fjall has Bloom filters only"),
         "bloom_before_level" => Some("fjall has Bloom filters only".into()),
         "compression_type" => fixed(
-            f.compression_type != Compression::Zstd,
-            "fjall has no zstd; allowed none, lz4",
+            matches!(f.compression_type, Compression::None | Compression::Lz4),
+            "fjall has lz4 only; allowed none, lz4",
         ),
         "blob_compression_type" => fixed(
-            f.blob_compression_type != Compression::Zstd,
-            "fjall has no zstd; allowed none, lz4",
+            matches!(
+                f.blob_compression_type,
+                Compression::None | Compression::Lz4
+            ),
+            "fjall has lz4 only; allowed none, lz4",
         ),
         "blob_garbage_collection_force_threshold" => Some(
             "fjall has no forced blob garbage collection (its staleness threshold only filters)"

@@ -20,6 +20,7 @@ mod tests;
 
 pub use engine_options::{engine_option_names, set_engine_option};
 pub use parse::{parse, Parsed};
+pub use settings::compression_flag_value;
 pub use table::{BenchFlags, BENCHMARKS, REFUSED, REFUSED_BENCHMARKS, SUPPORTED};
 pub use value::FlagValue;
 

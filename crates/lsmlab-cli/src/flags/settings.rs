@@ -8,12 +8,23 @@ use crate::error::{CliError, CliResult};
 use lsmlab::options::{parse_increments, CompactionVictims, FloatTarget, FslsmOptions};
 use lsmlab::Compression;
 
+/// How `--compression_type` names `c` (the inverse of [`Compression::parse`] on db_bench's
+/// spellings).
+pub fn compression_flag_value(c: Compression) -> &'static str {
+    match c {
+        Compression::None => "none",
+        Compression::Snappy => "snappy",
+        Compression::Lz4 => "lz4",
+        Compression::Zstd => "zstd",
+    }
+}
+
 impl BenchFlags {
     /// The compression of `--compression_type`.
     pub fn compression(&self) -> CliResult<Compression> {
         Compression::parse(&self.compression_type).map_err(|_| {
             CliError::new(format!(
-                "--compression_type: invalid value {:?}: allowed none, lz4, zstd (lsmlab has no snappy, zlib, bzip2)",
+                "--compression_type: invalid value {:?}: allowed none, snappy, lz4, zstd (lsmlab has no zlib, bzip2)",
                 self.compression_type
             ))
         })
@@ -23,7 +34,7 @@ impl BenchFlags {
     pub fn blob_compression(&self) -> CliResult<Compression> {
         Compression::parse(&self.blob_compression_type).map_err(|_| {
             CliError::new(format!(
-                "--blob_compression_type: invalid value {:?}: allowed none, lz4, zstd (lsmlab has no snappy, zlib, bzip2)",
+                "--blob_compression_type: invalid value {:?}: allowed none, snappy, lz4, zstd (lsmlab has no zlib, bzip2)",
                 self.blob_compression_type
             ))
         })

@@ -23,13 +23,15 @@ fn run(a: &[&str]) -> CliResult<BenchFlags> {
 }
 
 #[test]
-fn defaults_are_db_bench_7_8() {
+fn defaults_are_db_bench_11() {
+    // tests/defaults.rs checks every default against db_bench 11.9's --help.
     let f = BenchFlags::default();
     assert_eq!(f.num, 1_000_000);
     assert_eq!(f.key_size, 16);
     assert_eq!(f.value_size, 100);
     assert_eq!(f.compression_ratio, 0.5);
-    assert_eq!(f.cache_size, 8 << 20);
+    assert_eq!(f.cache_size, 32 << 20);
+    assert_eq!(options(&f).compression, Compression::Snappy);
     assert_eq!(f.bloom_bits, -1.0);
     assert_eq!(f.threads, 1);
     assert_eq!(f.write_buffer_size, 64 << 20);
@@ -119,8 +121,13 @@ fn blob_flags_reach_the_options_and_bad_values_name_the_flag() {
     assert_eq!((d.min_blob_size, d.blob_file_size), (0, 256 << 20));
     assert_eq!(d.blob_garbage_collection_age_cutoff, 0.25);
     assert_eq!(d.blob_garbage_collection_force_threshold, 1.0);
-    let e = run(&["--blob_compression_type=snappy"]).unwrap_err().0;
-    assert!(e.starts_with("--blob_compression_type") && e.contains("none, lz4, zstd"));
+    let e = run(&["--blob_compression_type=zlib"]).unwrap_err().0;
+    assert!(
+        e.starts_with("--blob_compression_type") && e.contains("none, snappy, lz4, zstd"),
+        "{e}"
+    );
+    let o = options(&run(&["--blob_compression_type=snappy"]).unwrap());
+    assert_eq!(o.blob_compression_type, Compression::Snappy);
     let e = run(&["--blob_garbage_collection_age_cutoff=2"])
         .unwrap_err()
         .0;
@@ -149,8 +156,11 @@ fn bad_values_name_the_flag_and_what_is_allowed() {
         e.starts_with("--readwritepercent: invalid value 101"),
         "{e}"
     );
-    let e = run(&["--compression_type=snappy"]).unwrap_err().0;
-    assert!(e.starts_with("--compression_type") && e.contains("none, lz4, zstd"));
+    let e = run(&["--compression_type=zlib"]).unwrap_err().0;
+    assert!(
+        e.starts_with("--compression_type") && e.contains("none, snappy, lz4, zstd"),
+        "{e}"
+    );
     let e = run(&["--write_buffer_size=10"]).unwrap_err().0;
     assert_eq!(
         e,

@@ -8,12 +8,13 @@ use super::properties::{is_engine_property, Properties, PREFIX};
 use crate::engine::EngineSettings;
 use crate::error::{CliError, CliResult};
 use crate::flags::set_engine_option;
-use crate::flags::BenchFlags;
+use crate::flags::{compression_flag_value, BenchFlags};
 use lsmlab::Options;
 
 /// The settings of the store at `path` the properties ask for: `lsmlab bench`'s defaults (but
-/// the engine's own delayed write rate), then `layout`, then each `lsmlab.<option>`; and the
-/// names of the settings the properties set. Errors are one line naming the property.
+/// the engine's own delayed write rate, compression and block cache), then `layout`, then each
+/// `lsmlab.<option>`; and the names of the settings the properties set. Errors are one line
+/// naming the property.
 pub fn settings(props: &Properties, path: &str) -> CliResult<(EngineSettings, Vec<String>)> {
     let (flags, set) = flags(props)?;
     let settings = EngineSettings {
@@ -26,9 +27,13 @@ pub fn settings(props: &Properties, path: &str) -> CliResult<(EngineSettings, Ve
 /// The engine options as `lsmlab bench`'s flags, which name every engine option, and the
 /// names of the flags the properties set.
 fn flags(props: &Properties) -> CliResult<(BenchFlags, Vec<String>)> {
+    // The engine's own defaults where db_bench's differ (bench's flag defaults are db_bench's):
+    // a YCSB run measures the engine as `Options` makes it.
+    let engine = Options::default();
     let mut flags = BenchFlags {
-        // The engine's own default, not db_bench's (bench's flag default is db_bench's).
-        delayed_write_rate: Options::default().delayed_write_rate,
+        delayed_write_rate: engine.delayed_write_rate,
+        compression_type: compression_flag_value(engine.compression).to_string(),
+        cache_size: i64::try_from(engine.block_cache_size).unwrap_or(i64::MAX),
         ..BenchFlags::default()
     };
     let mut set = Vec::new();

@@ -36,6 +36,7 @@ pub(crate) fn compression_byte(c: Compression) -> u8 {
         Compression::None => 0,
         Compression::Lz4 => 1,
         Compression::Zstd => 2,
+        Compression::Snappy => 3,
     }
 }
 
@@ -45,6 +46,7 @@ pub(crate) fn compression_from_byte(b: u8) -> Option<Compression> {
         0 => Some(Compression::None),
         1 => Some(Compression::Lz4),
         2 => Some(Compression::Zstd),
+        3 => Some(Compression::Snappy),
         _ => None,
     }
 }

@@ -121,6 +121,12 @@ impl BlobFileReader {
             Compression::Zstd => zstd::stream::decode_all(stored)
                 .map_err(|_| bad("blob record fails to decompress (zstd)"))?
                 .into(),
+            // The preamble's length (< 4 GiB) is what the decoder allocates; the record's
+            // checksum has already vouched for it.
+            Compression::Snappy => snap::raw::Decoder::new()
+                .decompress_vec(stored)
+                .map_err(|_| bad("blob record fails to decompress (snappy)"))?
+                .into(),
         };
         Ok((value, n as u64))
     }

@@ -58,7 +58,12 @@ fn blob_index_round_trips_and_rejects_malformed_bytes() {
 
 #[test]
 fn records_read_back_under_every_compression() {
-    for c in [Compression::None, Compression::Lz4, Compression::Zstd] {
+    for c in [
+        Compression::None,
+        Compression::Lz4,
+        Compression::Zstd,
+        Compression::Snappy,
+    ] {
         let (env, recs) = write_file(40, c);
         let r = BlobFileReader::open(&env, &blob_path(Path::new(DIR), 5)).unwrap();
         for (k, idx, v) in &recs {

@@ -32,6 +32,7 @@ fn compress(value: &[u8], c: Compression) -> Option<Vec<u8>> {
         Compression::None => return None,
         Compression::Lz4 => lz4_flex::block::compress_prepend_size(value),
         Compression::Zstd => zstd::bulk::compress(value, ZSTD_LEVEL).ok()?,
+        Compression::Snappy => snap::raw::Encoder::new().compress_vec(value).ok()?,
     };
     (out.len() < value.len()).then_some(out)
 }

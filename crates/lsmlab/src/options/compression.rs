@@ -15,19 +15,23 @@ pub enum Compression {
     Lz4,
     /// Zstandard at level 3: slower, better ratio.
     Zstd,
+    /// Snappy (raw block format, as LevelDB and RocksDB store it): fast, moderate ratio;
+    /// LevelDB's and `db_bench`'s default.
+    Snappy,
 }
 
 impl Compression {
-    /// Parses db_bench's `--compression_type` values: `none`, `lz4`, `zstd`.
+    /// Parses db_bench's `--compression_type` values: `none`, `snappy`, `lz4`, `zstd`.
     pub fn parse(s: &str) -> Result<Compression> {
         match s {
             "none" | "kNoCompression" => Ok(Compression::None),
             "lz4" | "kLZ4Compression" => Ok(Compression::Lz4),
             "zstd" | "kZSTD" => Ok(Compression::Zstd),
+            "snappy" | "kSnappyCompression" => Ok(Compression::Snappy),
             other => Err(Error::invalid_option(
                 "compression",
                 format!("{other:?}"),
-                "allowed: none, lz4, zstd",
+                "allowed: none, snappy, lz4, zstd",
             )),
         }
     }

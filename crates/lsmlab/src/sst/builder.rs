@@ -1,30 +1,26 @@
 //! [`TableBuilder`]: writes data blocks as they fill, then filter, properties, index, footer.
 
 use super::block::BlockBuilder;
+use super::codec::{BlockCompressor, NO_COMPRESSION};
 use super::footer::{
     block_crc, BlockHandle, Footer, IndexValue, BLOCK_TRAILER_LEN, FOOTER_LEN,
-    FORMAT_FIRST_KEY_INDEX, FORMAT_PLAIN_INDEX, LZ4_COMPRESSION, NO_COMPRESSION, ZSTD_COMPRESSION,
+    FORMAT_FIRST_KEY_INDEX, FORMAT_PLAIN_INDEX,
 };
 use super::{properties, TableOptions, TableProperties, TableSummary};
-use crate::coding::put_varint32;
 use crate::env::CountedWritable;
 use crate::error::{Error, Result};
 use crate::filter::key_hash;
 use crate::key::{
     compare_internal, pack_trailer, user_key, ValueKind, MAX_SEQUENCE, SEEK_KIND, TRAILER_LEN,
 };
-use crate::options::compression::Compression;
 use crate::stats::{HistogramKind, Statistics, Ticker};
 use std::cmp::Ordering;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// zstd level for `Compression::Zstd` (RocksDB's default level is 3 as well).
-const ZSTD_LEVEL: i32 = 3;
-
 /// Largest key + value one entry may have, 256 MiB: with blocks cut at 256 MiB at most, every
-/// block stays below the 1 GiB a reader accepts (`footer::MAX_BLOCK_BYTES`).
+/// block stays below the 1 GiB a reader accepts (`codec::MAX_BLOCK_BYTES`).
 pub const MAX_ENTRY_BYTES: usize = 256 << 20;
 
 /// A data block is cut at `min(block_size, MAX_CUT_BYTES)` bytes, 256 MiB.
@@ -77,7 +73,7 @@ pub struct TableBuilder {
     props: TableProperties,
     /// Reused buffer for compressed blocks.
     compressed: Vec<u8>,
-    zstd: Option<zstd::bulk::Compressor<'static>>,
+    compressor: BlockCompressor,
     /// The first write error; every later call returns it.
     failed: Option<Error>,
     /// Where the filter build (`lsmlab.filter.*`) and the time of each write
@@ -107,7 +103,7 @@ impl TableBuilder {
             hashes: Vec::new(),
             props: TableProperties::default(),
             compressed: Vec::new(),
-            zstd: None,
+            compressor: BlockCompressor::default(),
             failed: None,
             stats: None,
         }
@@ -300,7 +296,9 @@ impl TableBuilder {
     fn flush_data_block(&mut self) -> Result<()> {
         let mut data = std::mem::replace(&mut self.data, BlockBuilder::new(0));
         let raw = data.finish();
-        let kind = self.compress(raw);
+        let kind = self
+            .compressor
+            .compress(self.opts.compression, raw, &mut self.compressed);
         let h = if kind == NO_COMPRESSION {
             self.write_raw(raw, NO_COMPRESSION)
         } else {
@@ -319,47 +317,6 @@ impl TableBuilder {
         self.first_key_bytes += self.pending_first.len() as u64;
         self.pending_entries = self.block_entries;
         Ok(())
-    }
-
-    /// Fills `self.compressed` and returns the type to store, `NO_COMPRESSION` when
-    /// compression is off, fails, or saves less than 12.5 % (then the raw block is stored).
-    fn compress(&mut self, raw: &[u8]) -> u8 {
-        let out = &mut self.compressed;
-        out.clear();
-        put_varint32(out, raw.len() as u32);
-        let start = out.len();
-        let kind = match self.opts.compression {
-            Compression::None => return NO_COMPRESSION,
-            Compression::Lz4 => {
-                out.resize(
-                    start + lz4_flex::block::get_maximum_output_size(raw.len()),
-                    0,
-                );
-                match lz4_flex::block::compress_into(raw, &mut out[start..]) {
-                    Ok(n) => out.truncate(start + n),
-                    Err(_) => return NO_COMPRESSION,
-                }
-                LZ4_COMPRESSION
-            }
-            Compression::Zstd => {
-                if self.zstd.is_none() {
-                    self.zstd = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok();
-                }
-                let Some(z) = self.zstd.as_mut() else {
-                    return NO_COMPRESSION;
-                };
-                match z.compress(raw) {
-                    Ok(c) => out.extend_from_slice(&c),
-                    Err(_) => return NO_COMPRESSION,
-                }
-                ZSTD_COMPRESSION
-            }
-        };
-        if out.len() < raw.len() - raw.len() / 8 {
-            kind
-        } else {
-            NO_COMPRESSION
-        }
     }
 
     /// Writes a block and its trailer; returns its handle.

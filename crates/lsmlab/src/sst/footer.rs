@@ -21,17 +21,6 @@ pub const FORMAT_PLAIN_INDEX: u32 = 1;
 /// without reading the block.
 pub const FORMAT_FIRST_KEY_INDEX: u32 = 2;
 
-/// Compression type byte: block stored as is.
-pub const NO_COMPRESSION: u8 = 0;
-/// Compression type byte: varint32 uncompressed length, then an LZ4 block (lz4_flex).
-pub const LZ4_COMPRESSION: u8 = 1;
-/// Compression type byte: varint32 uncompressed length, then a zstd frame (level 3).
-pub const ZSTD_COMPRESSION: u8 = 2;
-
-/// Largest decoded block a reader accepts, 1 GiB: a bound on what a corrupt length may make
-/// the reader allocate. Writers cut blocks far below it.
-pub const MAX_BLOCK_BYTES: usize = 1 << 30;
-
 /// The stored (masked) checksum of a block and its type byte.
 #[inline]
 pub fn block_crc(block: &[u8], kind: u8) -> u32 {

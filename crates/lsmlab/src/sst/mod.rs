@@ -7,6 +7,7 @@
 pub mod block;
 pub mod block_iter;
 mod builder;
+pub mod codec;
 pub mod footer;
 mod properties;
 mod readahead;

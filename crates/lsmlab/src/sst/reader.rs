@@ -2,14 +2,15 @@
 
 use super::block::{Block, Cursor};
 use super::block_iter::BlockIter;
+use super::codec::{self, NO_COMPRESSION};
 use super::footer::{
     block_crc, BlockHandle, Footer, IndexValue, BLOCK_TRAILER_LEN, FOOTER_LEN,
-    FORMAT_FIRST_KEY_INDEX, LZ4_COMPRESSION, MAX_BLOCK_BYTES, NO_COMPRESSION, ZSTD_COMPRESSION,
+    FORMAT_FIRST_KEY_INDEX,
 };
 use super::readahead::Readahead;
 use super::{properties, TableGet, TableProperties};
 use crate::cache::BlockCache;
-use crate::coding::{get_fixed32, get_varint32};
+use crate::coding::get_fixed32;
 use crate::env::{CountedRandom, IoCategory};
 use crate::error::{Error, Result};
 use crate::filter::{key_hash, FilterReader};
@@ -17,15 +18,8 @@ use crate::iter::InternalIterator;
 use crate::key::{compare_internal, user_key};
 use crate::pinned::PinnedValue;
 use crate::stats::{HistogramKind, Statistics, Ticker};
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-thread_local! {
-    /// One zstd decompression context per thread: creating one per block costs more than
-    /// decompressing a 4 KiB block.
-    static ZSTD: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
-}
 
 /// Runs `read`, a read of `len` bytes of a table file: timed under `rocksdb.sst.read.micros`
 /// when `stats` times, and counted under `lsmlab.user.read.bytes` when it serves a user read.
@@ -113,29 +107,7 @@ fn decode_block_contents(path: &Path, h: BlockHandle, mut buf: Vec<u8>) -> Resul
         buf.truncate(size);
         return Ok(buf);
     }
-    let (raw_len, n) = get_varint32(&buf[..size])
-        .ok_or_else(|| bad("compressed block without its uncompressed length"))?;
-    let raw_len = raw_len as usize;
-    if raw_len > MAX_BLOCK_BYTES {
-        return Err(bad("compressed block claims more than 1 GiB"));
-    }
-    let payload = &buf[n..size];
-    let mut out = vec![0u8; raw_len];
-    let produced = match kind {
-        LZ4_COMPRESSION => lz4_flex::block::decompress_into(payload, &mut out).ok(),
-        ZSTD_COMPRESSION => ZSTD.with(|z| {
-            let mut z = z.borrow_mut();
-            if z.is_none() {
-                *z = zstd::bulk::Decompressor::new().ok();
-            }
-            z.as_mut()?.decompress_to_buffer(payload, &mut out[..]).ok()
-        }),
-        _ => return Err(bad(&format!("unknown block compression type {kind}"))),
-    };
-    if produced != Some(raw_len) {
-        return Err(bad("block does not decompress to its recorded length"));
-    }
-    Ok(out)
+    codec::decompress(kind, &buf[..size]).map_err(|m| bad(&m))
 }
 
 /// What a format-2 index entry says of its block besides where it is: the entry count and the
