@@ -485,13 +485,14 @@ impl Drop for Db {
 /// Tells the filter options how many entries each level of `version` holds: filters are sized
 /// by level from it (`optimize_filters_for_hits`, Monkey's allocation).
 pub(crate) fn publish_live_levels(opts: &Options, version: &Version) {
-    opts.filter.live.publish(
-        version
+    opts.filter.live.publish(crate::filter::TreeEntries {
+        per_level: version
             .levels
             .iter()
             .map(|files| files.iter().map(|f| f.num_entries).sum())
             .collect(),
-    );
+        level0_tables: version.levels[0].len(),
+    });
 }
 
 impl DbInner {

@@ -21,7 +21,7 @@ pub mod levels;
 pub mod ribbon;
 
 pub use allocation::FilterAllocation;
-pub use levels::LiveLevels;
+pub use levels::{LiveLevels, TreeEntries};
 
 use crate::error::{Error, Result};
 use bloom::{BloomPolicy, BloomReader};
@@ -136,7 +136,7 @@ impl FilterOptions {
     /// memory saving wins); −1 means Ribbon everywhere. As in RocksDB, a flush counts as level
     /// −1 ([`FLUSH_LEVEL`]): the default 0 gives flushes Bloom and compaction output Ribbon.
     pub fn kind_for_level(&self, level: i32) -> Option<FilterKind> {
-        self.kind_with_bits(level, self.bits_for_level(level, &self.live.entries()))
+        self.kind_with_bits(level, self.bits_for_level(level, &self.live.get()))
     }
 
     /// The kind for `level` when it gets `bits` bits per key.
@@ -156,7 +156,7 @@ impl FilterOptions {
     /// The policy for a table written to `level`, or `None` when no filter is built; its bits
     /// per key are [`FilterOptions::bits_for_level`]'s for the tree as it stands.
     pub fn policy_for_level(&self, level: i32) -> Option<Box<dyn FilterPolicy>> {
-        let bits = self.bits_for_level(level, &self.live.entries());
+        let bits = self.bits_for_level(level, &self.live.get());
         match self.kind_with_bits(level, bits)? {
             FilterKind::Bloom => Some(Box::new(BloomPolicy::new(bits))),
             FilterKind::Ribbon => Some(Box::new(RibbonPolicy::new(bits))),
