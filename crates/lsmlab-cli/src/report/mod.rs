@@ -3,6 +3,7 @@
 
 pub mod engine;
 pub mod figures;
+pub mod filter_levels;
 pub mod foreign;
 pub mod formulas;
 pub mod latency;
