@@ -7,6 +7,9 @@ use super::FilterOptions;
 use parking_lot::RwLock;
 use std::sync::Arc;
 
+/// Most runs level 0 counts as in Monkey's allocation, far above any level-0 trigger.
+pub const MAX_LEVEL0_RUNS: usize = 1 << 16;
+
 /// What filters are sized from: the entries of each level of a tree, and how many tables level
 /// 0 holds (each is a sorted run of its own that a get probes).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,13 +29,23 @@ impl TreeEntries {
         }
     }
 
+    /// The runs level 0 counts as: its tables, at least 1, at most one per entry and
+    /// [`MAX_LEVEL0_RUNS`] (a tree published by hand may claim any number).
+    fn level0_runs(&self) -> usize {
+        let entries = self.per_level.first().copied().unwrap_or(0);
+        let cap = usize::try_from(entries)
+            .unwrap_or(usize::MAX)
+            .clamp(1, MAX_LEVEL0_RUNS);
+        self.level0_tables.clamp(1, cap)
+    }
+
     /// The entries of each sorted run a get of a missing key probes: level 0's tables (the
     /// level's entries split evenly, rounded up), then one run per deeper level.
     fn runs(&self) -> Vec<u64> {
-        let mut runs = Vec::with_capacity(self.per_level.len() + self.level0_tables);
+        let l0_runs = self.level0_runs();
+        let mut runs = Vec::with_capacity(self.per_level.len() + l0_runs);
         if let Some(&l0) = self.per_level.first() {
-            let tables = self.level0_tables.max(1) as u64;
-            runs.extend(std::iter::repeat_n(l0.div_ceil(tables), tables as usize));
+            runs.extend(std::iter::repeat_n(l0.div_ceil(l0_runs as u64), l0_runs));
         }
         runs.extend(self.per_level.iter().skip(1));
         runs
@@ -104,7 +117,7 @@ impl FilterOptions {
                 let run = if at == 0 {
                     0
                 } else {
-                    tree.level0_tables.max(1) + at - 1
+                    tree.level0_runs() + at - 1
                 };
                 // The model can ask more of a tiny level than a filter is allowed (100 bits
                 // per key, a rate of 1e-21): such a level's share of memory is negligible.
@@ -198,6 +211,13 @@ mod tests {
             four[0] > bits[0] && four[3] < bits[3],
             "{four:?} vs {bits:?}"
         );
+        // A tree published by hand with absurd counts is sized, not a panic.
+        let absurd = TreeEntries {
+            level0_tables: usize::MAX,
+            ..tree()
+        };
+        assert!(o.bits_for_level(0, &absurd) > 0.0);
+        assert!(o.bits_for_level(3, &absurd).is_finite());
         // An empty level (the first compaction into it) gets the uniform setting.
         assert_eq!(o.bits_for_level(4, &tree()), 10.0);
         assert_eq!(o.bits_for_level(-1, &TreeEntries::default()), 10.0);
