@@ -165,7 +165,7 @@ proptest! {
         // A filter block as the builder writes it, then damaged.
         let hashes: Vec<u64> = (0..500u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
         for kind in [lsmlab::filter::FilterKind::Bloom, lsmlab::filter::FilterKind::Ribbon] {
-            let opts = lsmlab::filter::FilterOptions { bits_per_key: f64::from(bits), kind, bloom_before_level: -1 };
+            let opts = lsmlab::filter::FilterOptions { bits_per_key: f64::from(bits), kind, bloom_before_level: -1, ..Default::default() };
             let block = opts.policy_for_level(0).expect("a filter").build(&hashes);
             fuzzing::filter_block(&apply(block, &d));
         }

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use lsmlab::env::MemFs;
-use lsmlab::filter::{FilterKind, FilterOptions};
+use lsmlab::filter::{FilterAllocation, FilterKind, FilterOptions};
 use lsmlab::{
     CompactionVictims, Compression, Db, Options, ReadOptions, Snapshot, WriteBatch, WriteOptions,
 };
@@ -89,6 +89,7 @@ fn configure(fs: &MemFs, config: u8) -> Options {
                 bits_per_key: 10.0,
                 kind: FilterKind::Bloom,
                 bloom_before_level: 0,
+                ..FilterOptions::default()
             },
             compression: Compression::Lz4,
             ..base
@@ -162,6 +163,7 @@ fn configure(fs: &MemFs, config: u8) -> Options {
                 bits_per_key: 3.5,
                 kind: FilterKind::Ribbon,
                 bloom_before_level: 2,
+                ..FilterOptions::default()
             },
             compression: Compression::Zstd,
             block_cache_size: 0,
@@ -457,24 +459,43 @@ fn tables_written_with_one_filter_read_correctly_under_another_setting() {
             bits_per_key: 10.0,
             kind: FilterKind::Bloom,
             bloom_before_level: 0,
+            ..FilterOptions::default()
         },
         FilterOptions {
             bits_per_key: 7.5,
             kind: FilterKind::Ribbon,
             bloom_before_level: -1,
+            ..FilterOptions::default()
         },
         FilterOptions::default(),
         FilterOptions {
             bits_per_key: 12.0,
             kind: FilterKind::Ribbon,
             bloom_before_level: 1,
+            ..FilterOptions::default()
+        },
+        // Per level: no filter on the last level; a list with a level of none; Monkey.
+        FilterOptions {
+            bits_per_key: 10.0,
+            optimize_filters_for_hits: true,
+            ..FilterOptions::default()
+        },
+        FilterOptions {
+            bits_per_key_per_level: vec![14.0, 0.0, 6.5],
+            kind: FilterKind::Ribbon,
+            ..FilterOptions::default()
+        },
+        FilterOptions {
+            bits_per_key: 6.0,
+            allocation: FilterAllocation::Monkey,
+            ..FilterOptions::default()
         },
     ];
     for (round, filter) in settings.iter().enumerate() {
         let db = Db::open(
             DIR,
             Options {
-                filter: *filter,
+                filter: filter.clone(),
                 ..small_options(&fs)
             },
         )
@@ -505,6 +526,7 @@ fn filters_answer_absent_keys_without_reading_blocks() {
         bits_per_key: 10.0,
         kind: FilterKind::Bloom,
         bloom_before_level: 0,
+        ..FilterOptions::default()
     };
     let db = Db::open(
         DIR,

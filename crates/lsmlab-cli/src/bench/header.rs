@@ -88,19 +88,27 @@ pub fn header(flags: &BenchFlags) -> String {
     let _ = writeln!(s, "Compression sampling rate: 0");
     let _ = writeln!(s, "Memtablerep: SkipListFactory");
     let _ = writeln!(s, "Perf Level: 1");
-    let filter = if flags.bloom_bits > 0.0 {
-        format!(
-            "{} {} bits/key",
-            if flags.use_ribbon_filter {
-                "Ribbon"
-            } else {
-                "Bloom"
-            },
-            flags.bloom_bits
-        )
+    let kind = if flags.use_ribbon_filter {
+        "Ribbon"
+    } else {
+        "Bloom"
+    };
+    let mut filter = if !flags.bloom_bits_per_level.is_empty() {
+        format!("{kind} {} bits/key by level", flags.bloom_bits_per_level)
+    } else if flags.bloom_bits > 0.0 {
+        format!("{kind} {} bits/key", flags.bloom_bits)
     } else {
         "none".to_string()
     };
+    if flags.bloom_bits > 0.0
+        && flags.bloom_bits_per_level.is_empty()
+        && flags.bloom_allocation != "uniform"
+    {
+        filter.push_str(&format!(", {} allocation", flags.bloom_allocation));
+    }
+    if flags.optimize_filters_for_hits && filter != "none" {
+        filter.push_str(", none on the last level");
+    }
     let _ = writeln!(s, "Filter:     {filter}");
     let engine = flags
         .engine_kind()
@@ -114,6 +122,41 @@ pub fn header(flags: &BenchFlags) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filter_line_names_the_per_level_settings() {
+        let line = |f: BenchFlags| {
+            header(&f)
+                .lines()
+                .find(|l| l.starts_with("Filter:"))
+                .unwrap()
+                .to_string()
+        };
+        let bloom = || BenchFlags {
+            bloom_bits: 10.0,
+            ..BenchFlags::default()
+        };
+        assert_eq!(line(bloom()), "Filter:     Bloom 10 bits/key");
+        let monkey = BenchFlags {
+            bloom_allocation: "monkey".into(),
+            optimize_filters_for_hits: true,
+            ..bloom()
+        };
+        assert_eq!(
+            line(monkey),
+            "Filter:     Bloom 10 bits/key, monkey allocation, none on the last level"
+        );
+        let list = BenchFlags {
+            bloom_bits_per_level: "14,10,8".into(),
+            ..BenchFlags::default()
+        };
+        assert_eq!(line(list), "Filter:     Bloom 14,10,8 bits/key by level");
+        let none = BenchFlags {
+            optimize_filters_for_hits: true,
+            ..BenchFlags::default()
+        };
+        assert_eq!(line(none), "Filter:     none");
+    }
 
     #[test]
     fn header_has_db_bench_lines() {

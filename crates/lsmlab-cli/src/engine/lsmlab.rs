@@ -54,6 +54,10 @@ pub fn options(s: &EngineSettings) -> Options {
                 FilterKind::Bloom
             },
             bloom_before_level: s.bloom_before_level,
+            optimize_filters_for_hits: s.optimize_filters_for_hits,
+            bits_per_key_per_level: s.lsmlab.bloom_bits_per_level.clone(),
+            allocation: s.lsmlab.bloom_allocation,
+            ..FilterOptions::default()
         },
         statistics: s.statistics,
         disable_auto_compactions: s.disable_auto_compactions,

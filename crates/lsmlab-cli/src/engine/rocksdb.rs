@@ -68,6 +68,7 @@ fn options(s: &EngineSettings, create_if_missing: bool) -> CliResult<ffi::Option
     o.set_max_bytes_for_level_base(s.max_bytes_for_level_base);
     o.set_max_bytes_for_level_multiplier(s.max_bytes_for_level_multiplier);
     o.set_level_compaction_dynamic_level_bytes(s.level_compaction_dynamic_level_bytes);
+    o.set_optimize_filters_for_hits(s.optimize_filters_for_hits);
     o.set_num_levels(clamp_i32(s.num_levels));
     o.set_max_background_jobs(clamp_i32(s.max_background_jobs));
     o.set_disable_auto_compactions(s.disable_auto_compactions);

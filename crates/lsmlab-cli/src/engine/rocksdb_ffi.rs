@@ -74,6 +74,7 @@ extern "C" {
         v: c_uchar,
     );
     fn rocksdb_options_set_num_levels(o: *mut rocksdb_options_t, v: c_int);
+    fn rocksdb_options_set_optimize_filters_for_hits(o: *mut rocksdb_options_t, v: c_int);
     fn rocksdb_options_set_max_background_jobs(o: *mut rocksdb_options_t, v: c_int);
     fn rocksdb_options_set_disable_auto_compactions(o: *mut rocksdb_options_t, v: c_int);
     fn rocksdb_options_set_compression(o: *mut rocksdb_options_t, v: c_int);
@@ -335,6 +336,7 @@ impl Options {
     setter!(/** `max_bytes_for_level_multiplier`. */ set_max_bytes_for_level_multiplier, rocksdb_options_set_max_bytes_for_level_multiplier, f64, c_double);
     setter!(/** `level_compaction_dynamic_level_bytes`. */ set_level_compaction_dynamic_level_bytes, rocksdb_options_set_level_compaction_dynamic_level_bytes, bool, c_uchar);
     setter!(/** `num_levels`. */ set_num_levels, rocksdb_options_set_num_levels, i32, c_int);
+    setter!(/** `optimize_filters_for_hits`. */ set_optimize_filters_for_hits, rocksdb_options_set_optimize_filters_for_hits, bool, c_int);
     setter!(/** `max_background_jobs`. */ set_max_background_jobs, rocksdb_options_set_max_background_jobs, i32, c_int);
     setter!(/** `disable_auto_compactions`. */ set_disable_auto_compactions, rocksdb_options_set_disable_auto_compactions, bool, c_int);
     setter!(/** `compression` (a [`compression`] constant). */ set_compression, rocksdb_options_set_compression, i32, c_int);

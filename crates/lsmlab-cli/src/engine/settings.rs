@@ -74,6 +74,8 @@ pub struct EngineSettings {
     pub use_ribbon_filter: bool,
     /// With Ribbon: tables written to levels below this one get Bloom (a flush is level -1).
     pub bloom_before_level: i32,
+    /// No filter on the last level (RocksDB's `optimize_filters_for_hits`).
+    pub optimize_filters_for_hits: bool,
 
     // Blob files (key-value separation).
     /// Separate values of at least `min_blob_size` bytes into blob files.
@@ -115,6 +117,10 @@ pub struct LsmlabSettings {
     /// Flushes, compactions and float-ups in the calling thread, so that repeats count the
     /// same.
     pub deterministic_background: bool,
+    /// Filter bits per key by level, level 0 first (empty: the uniform setting).
+    pub bloom_bits_per_level: Vec<f64>,
+    /// How the filter memory is spread over the levels.
+    pub bloom_allocation: lsmlab::filter::FilterAllocation,
     /// The FSLSM-Tree's parameters (used with the `fslsm` layout, and for the frequency
     /// window of `compaction_victims`).
     pub fslsm: FslsmOptions,

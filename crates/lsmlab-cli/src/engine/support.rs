@@ -30,6 +30,19 @@ const LSMLAB_ONLY: &[&str] = &[
     "deterministic_background",
 ];
 
+/// lsmlab's own filter settings: per-level bits per key and Monkey's allocation.
+const LSMLAB_FILTERS: &[&str] = &["bloom_bits_per_level", "bloom_allocation"];
+
+/// Why an engine other than lsmlab refuses `name` if it is one of lsmlab's own settings.
+fn lsmlab_only(name: &str) -> Option<String> {
+    if LSMLAB_ONLY.contains(&name) {
+        return Some("an lsmlab layout option (seed 003's engines)".into());
+    }
+    LSMLAB_FILTERS
+        .contains(&name)
+        .then(|| "an lsmlab filter option (per-level bits, Monkey's allocation)".into())
+}
+
 /// LevelDB 1.23's fixed shape (`db/dbformat.h`, `db/version_set.cc`).
 pub const LEVELDB_LEVELS: usize = 7;
 /// LevelDB's level-0 compaction, slowdown and stop triggers.
@@ -89,19 +102,20 @@ pub fn cannot_wait_for_background_work(kind: EngineKind) -> Option<&'static str>
 }
 
 fn rocksdb_refuses(name: &str) -> Option<String> {
-    if LSMLAB_ONLY.contains(&name) {
-        return Some("an lsmlab layout option (seed 003's engines)".into());
-    }
-    None
+    lsmlab_only(name)
 }
 
 fn leveldb_refuses(name: &str, f: &EngineSettings) -> Option<String> {
-    if LSMLAB_ONLY.contains(&name) {
-        return Some("an lsmlab layout option (seed 003's engines)".into());
+    if let Some(why) = lsmlab_only(name) {
+        return Some(why);
     }
     let fixed = |ok: bool, what: &str| (!ok).then(|| what.to_string());
     match name {
         "use_ribbon_filter" => fixed(!f.use_ribbon_filter, "LevelDB has Bloom filters only"),
+        "optimize_filters_for_hits" => fixed(
+            !f.optimize_filters_for_hits,
+            "LevelDB builds a filter for every table",
+        ),
         "bloom_before_level" => Some("LevelDB has Bloom filters only".into()),
         "bloom_bits" => fixed(
             f.bloom_bits <= 0.0 || f.bloom_bits.fract() == 0.0,
@@ -181,13 +195,17 @@ fn leveldb_refuses(name: &str, f: &EngineSettings) -> Option<String> {
 }
 
 fn fjall_refuses(name: &str, f: &EngineSettings) -> Option<String> {
-    if LSMLAB_ONLY.contains(&name) {
-        return Some("an lsmlab layout option (seed 003's engines)".into());
+    if let Some(why) = lsmlab_only(name) {
+        return Some(why);
     }
     let fixed = |ok: bool, what: &str| (!ok).then(|| what.to_string());
     let byte = |v: usize| (1..=255).contains(&v);
     match name {
         "use_ribbon_filter" => fixed(!f.use_ribbon_filter, "fjall has Bloom filters only"),
+        "optimize_filters_for_hits" => fixed(
+            !f.optimize_filters_for_hits,
+            "fjall builds a filter for every table",
+        ),
         "bloom_before_level" => Some("fjall has Bloom filters only".into()),
         "compression_type" => fixed(
             matches!(f.compression_type, Compression::None | Compression::Lz4),

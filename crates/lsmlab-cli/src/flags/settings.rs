@@ -5,6 +5,7 @@
 use super::table::BenchFlags;
 use crate::engine::{EngineKind, EngineSettings, LsmlabSettings};
 use crate::error::{CliError, CliResult};
+use lsmlab::filter::FilterAllocation;
 use lsmlab::options::{parse_increments, CompactionVictims, FloatTarget, FslsmOptions};
 use lsmlab::Compression;
 
@@ -76,6 +77,33 @@ impl BenchFlags {
         })
     }
 
+    /// The bits per key of `--bloom_bits_per_level` (empty: none given).
+    pub fn bloom_bits_per_level(&self) -> CliResult<Vec<f64>> {
+        let list = self.bloom_bits_per_level.trim();
+        if list.is_empty() {
+            return Ok(Vec::new());
+        }
+        list.split(',')
+            .map(|b| match b.trim().parse::<f64>() {
+                Ok(v) if (0.0..=lsmlab::filter::MAX_BITS_PER_KEY).contains(&v) => Ok(v),
+                _ => Err(CliError::new(format!(
+                    "--bloom_bits_per_level: invalid value {:?}: allowed: comma-separated bits per key in [0, 100], level 0 first, e.g. 10,10,8",
+                    self.bloom_bits_per_level
+                ))),
+            })
+            .collect()
+    }
+
+    /// The allocation of `--bloom_allocation`.
+    pub fn bloom_allocation(&self) -> CliResult<FilterAllocation> {
+        FilterAllocation::parse(&self.bloom_allocation).map_err(|_| {
+            CliError::new(format!(
+                "--bloom_allocation: invalid value {:?}: allowed: uniform, monkey",
+                self.bloom_allocation
+            ))
+        })
+    }
+
     /// The engine of `--engine`.
     pub fn engine_kind(&self) -> CliResult<EngineKind> {
         EngineKind::parse("--engine", &self.engine)
@@ -113,6 +141,7 @@ impl BenchFlags {
             bloom_bits: self.bloom_bits,
             use_ribbon_filter: self.use_ribbon_filter,
             bloom_before_level: self.bloom_before_level,
+            optimize_filters_for_hits: self.optimize_filters_for_hits,
             enable_blob_files: self.enable_blob_files,
             min_blob_size: self.min_blob_size,
             blob_file_size: self.blob_file_size,
@@ -126,6 +155,8 @@ impl BenchFlags {
                 compaction_victims: self.compaction_victims()?,
                 max_files_for_level_base: self.max_files_for_level_base,
                 deterministic_background: self.deterministic_background,
+                bloom_bits_per_level: self.bloom_bits_per_level()?,
+                bloom_allocation: self.bloom_allocation()?,
                 fslsm: self.fslsm()?,
             },
         })

@@ -105,6 +105,17 @@ flags! {
     /// -1 means Ribbon everywhere, a large value Bloom everywhere (RocksDB's
     /// `bloom_before_level`; db_bench has no such flag).
     bloom_before_level: i32 = 0;
+    /// No filter for tables written to the last level, the deepest that holds data (RocksDB's
+    /// optimize_filters_for_hits): most filter memory goes, and each get of a missing key
+    /// reads that level's table. Flushes keep their filters.
+    optimize_filters_for_hits: bool = false;
+    /// lsmlab: bits per key by level, comma-separated, level 0 first (a flush takes level 0's,
+    /// levels past the list its last entry; 0: no filter there), e.g. 10,10,8,6; overrides
+    /// --bloom_bits and --bloom_allocation. Empty: --bloom_bits on every level.
+    bloom_bits_per_level: String = String::new();
+    /// lsmlab: how --bloom_bits' memory is spread over the levels: uniform, or monkey (the
+    /// same memory, fewer false positives summed over the levels: Monkey, SIGMOD 2017).
+    bloom_allocation: String = "uniform".to_string();
     /// Bytes of user data per data block.
     block_size: usize = 4096;
     /// Bytes of block cache; 0 or negative disables it (db_bench 11's default, 32 MiB; 7.8's
@@ -263,7 +274,6 @@ pub const REFUSED: &[&str] = &[
     "compressed_cache_size",
     "cache_index_and_filter_blocks",
     "partition_index_and_filters",
-    "optimize_filters_for_hits",
     "wal_bytes_per_sync",
     "rate_limiter_bytes_per_sec",
     "keys_per_prefix",

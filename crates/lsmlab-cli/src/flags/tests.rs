@@ -337,3 +337,77 @@ fn engine_options_by_name_refuse_benchmark_flags_and_unknown_names() {
         .to_string();
     assert!(e.starts_with("-p lsmlab.block_size: invalid value"), "{e}");
 }
+
+#[test]
+fn filter_flags_by_level_reach_the_options() {
+    use lsmlab::filter::FilterAllocation;
+    let f = BenchFlags::default();
+    let o = options(&f);
+    assert!(!o.filter.optimize_filters_for_hits);
+    assert!(o.filter.bits_per_key_per_level.is_empty());
+    assert_eq!(o.filter.allocation, FilterAllocation::Uniform);
+    let f = run(&[
+        "--bloom_bits=10",
+        "--optimize_filters_for_hits=1",
+        "--bloom_allocation=monkey",
+    ])
+    .unwrap();
+    let o = options(&f);
+    assert!(o.filter.optimize_filters_for_hits);
+    assert_eq!(o.filter.allocation, FilterAllocation::Monkey);
+    let f = run(&["--bloom_bits_per_level=14, 10,8,0"]).unwrap();
+    assert_eq!(
+        options(&f).filter.bits_per_key_per_level,
+        [14.0, 10.0, 8.0, 0.0]
+    );
+}
+
+#[test]
+fn bad_filter_flags_by_level_name_the_flag() {
+    for (flag, named) in [
+        (
+            "--bloom_bits_per_level=10,x",
+            "--bloom_bits_per_level: invalid value \"10,x\": allowed: comma-separated",
+        ),
+        (
+            "--bloom_bits_per_level=10,,8",
+            "--bloom_bits_per_level: invalid value",
+        ),
+        (
+            "--bloom_bits_per_level=101",
+            "--bloom_bits_per_level: invalid value",
+        ),
+        (
+            "--bloom_allocation=Monkey",
+            "--bloom_allocation: invalid value \"Monkey\": allowed: uniform, monkey",
+        ),
+    ] {
+        let e = run(&[flag])
+            .and_then(|f| f.settings().map(|_| ()))
+            .unwrap_err();
+        assert!(e.to_string().starts_with(named), "{flag}: {e}");
+    }
+}
+
+#[test]
+fn filters_by_level_are_refused_where_an_engine_lacks_them() {
+    use EngineKind::*;
+    for kind in [LevelDb, Fjall] {
+        assert_eq!(
+            refusal(kind, &["--optimize_filters_for_hits=1"]).as_deref(),
+            Some("optimize_filters_for_hits")
+        );
+        assert_eq!(refusal(kind, &["--optimize_filters_for_hits=0"]), None);
+    }
+    assert_eq!(refusal(RocksDb, &["--optimize_filters_for_hits=1"]), None);
+    for kind in [RocksDb, LevelDb, Fjall] {
+        assert_eq!(
+            refusal(kind, &["--bloom_allocation=monkey"]).as_deref(),
+            Some("bloom_allocation")
+        );
+        assert_eq!(
+            refusal(kind, &["--bloom_bits_per_level=10,8"]).as_deref(),
+            Some("bloom_bits_per_level")
+        );
+    }
+}

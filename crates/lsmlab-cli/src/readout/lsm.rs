@@ -6,6 +6,7 @@
 //! Engine counters that stay at zero (the user bytes of an engine that does not count them) fall
 //! back to what the benchmark itself counted; figures with a zero denominator print `n/a`.
 
+use super::filter_levels::{self, FilterLevelFigures};
 use super::formulas;
 use super::process::{cpu_times, dir_size, peak_rss_bytes, CpuTimes};
 use super::shared::{EngineFigures, ProcessFigures};
@@ -24,6 +25,7 @@ pub struct EngineSnapshot {
     tickers: Vec<u64>,
     compaction_cpu_micros: u64,
     io: Vec<IoCounts>,
+    filter_levels: Vec<lsmlab::stats::LevelFilterCounts>,
     cpu: CpuTimes,
     at: Instant,
 }
@@ -37,6 +39,7 @@ impl EngineSnapshot {
             tickers: Ticker::ALL.iter().map(|&t| stats.ticker(t)).collect(),
             compaction_cpu_micros: stats.histogram(HistogramKind::CompactionCpuTime).sum,
             io: IoCategory::ALL.iter().map(|&c| io.get(c)).collect(),
+            filter_levels: filter_levels::probes(db),
             cpu: cpu_times(),
             at: Instant::now(),
         }
@@ -101,6 +104,9 @@ pub struct LsmFigures {
     pub filter_true_positive: u64,
     /// False-positive rate of the filters.
     pub filter_fpr: Option<f64>,
+    /// Each level's filters: memory and bits per key at the end, probes and false-positive
+    /// rate during the benchmark.
+    pub filter_levels: Vec<FilterLevelFigures>,
     /// Compactions run.
     pub compactions: u64,
     /// CPU microseconds of compactions.
@@ -281,6 +287,7 @@ impl LsmFigures {
             filter_positive: positive,
             filter_true_positive: true_positive,
             filter_fpr: formulas::filter_fpr(useful, positive, true_positive),
+            filter_levels: filter_levels::figures(db, &before.filter_levels, &after.filter_levels),
             compactions: d(Ticker::Compactions),
             compaction_cpu_micros: after
                 .compaction_cpu_micros
@@ -361,6 +368,7 @@ impl EngineFigures for LsmFigures {
             self.filter_positive,
             self.filter_true_positive
         );
+        let _ = writeln!(s, "{}", filter_levels::to_line(&self.filter_levels));
         let _ = writeln!(
             s,
             "lsmlab compactions          : {} (read {}, written {}, CPU {:.3} s)",

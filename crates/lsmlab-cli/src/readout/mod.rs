@@ -4,6 +4,7 @@
 
 pub mod block;
 pub mod counters;
+pub mod filter_levels;
 pub mod foreign;
 pub mod formulas;
 pub mod latency;

@@ -73,6 +73,7 @@ impl RunConfig {
                     FilterKind::Ribbon
                 },
                 bloom_before_level: r.pick(&[-1, 0, 1, 2]),
+                ..FilterOptions::default()
             },
         };
         let enable_blob_files = r.chance(0.5);

@@ -172,7 +172,10 @@ pub struct Db {
 impl Db {
     /// Opens the database at `path`, creating it if `create_if_missing` allows, and recovers
     /// every write acknowledged before the last close or crash.
-    pub fn open(path: impl AsRef<Path>, options: Options) -> Result<Db> {
+    pub fn open(path: impl AsRef<Path>, mut options: Options) -> Result<Db> {
+        // Filters are sized for this database's tree, not for one opened from a clone of these
+        // options: a record of its own, before the layout policy copies the options.
+        options.filter.live = crate::filter::LiveLevels::default();
         let policy = policy_for(&options);
         let inner = Arc::new(recovery::open(path.as_ref(), options, policy)?);
         let db = Db {
@@ -479,12 +482,26 @@ impl Drop for Db {
     }
 }
 
+/// Tells the filter options how many entries each level of `version` holds: filters are sized
+/// by level from it (`optimize_filters_for_hits`, Monkey's allocation).
+pub(crate) fn publish_live_levels(opts: &Options, version: &Version) {
+    opts.filter.live.publish(crate::filter::TreeEntries {
+        per_level: version
+            .levels
+            .iter()
+            .map(|files| files.iter().map(|f| f.num_entries).sum())
+            .collect(),
+        level0_tables: version.levels[0].len(),
+    });
+}
+
 impl DbInner {
     /// Publishes a new super version from the given parts.
     pub(crate) fn install_super_version(&self, st: &State, mem: Arc<MemTable>) {
         let version = st.versions.current();
         self.l0_files
             .store(version.levels[0].len(), Ordering::Relaxed);
+        publish_live_levels(&self.opts, &version);
         self.pending_compaction_bytes.store(
             self.estimate_pending_compaction_bytes(&version),
             Ordering::Relaxed,

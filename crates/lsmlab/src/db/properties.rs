@@ -13,6 +13,20 @@ pub(crate) fn property_int(inner: &DbInner, name: &str) -> Option<u64> {
         let l: usize = level.parse().ok()?;
         return version.levels.get(l).map(|f| f.len() as u64);
     }
+    if let Some(level) = name.strip_prefix("lsmlab.num-entries-at-level") {
+        let files = version.levels.get(level.parse::<usize>().ok()?)?;
+        return Some(files.iter().map(|f| f.num_entries).sum());
+    }
+    if let Some(level) = name.strip_prefix("lsmlab.filter-bytes-at-level") {
+        // Memory of the level's filters; a table not open yet is opened (every table stays
+        // open once opened), and one that cannot be leaves the figure unknown.
+        let files = version.levels.get(level.parse::<usize>().ok()?)?;
+        let mut bytes = 0u64;
+        for f in files {
+            bytes += f.reader(&inner.tables).ok()?.filter_memory() as u64;
+        }
+        return Some(bytes);
+    }
     Some(match name {
         "rocksdb.total-sst-files-size" | "rocksdb.live-sst-files-size" => {
             version.files().map(|(_, f)| f.size).sum()

@@ -8,12 +8,20 @@
 //! - [`ribbon`]: Standard128 Ribbon, about 26 % smaller at the same false-positive rate, several
 //!   times slower to build; `bits_per_key` means Bloom-equivalent bits.
 //!
+//! - [`allocation`]: how the memory is spread across levels (uniform or Monkey's), and
+//!   [`levels`]: the bits per key of a table written to a level.
+//!
 //! A filter built from no key (an empty table) is a 9-byte "empty" block that answers "absent"
 //! to every probe: with no key in the table there is nothing to find. The block format and the
 //! measurements are in `docs/filters.md`.
 
+pub mod allocation;
 pub mod bloom;
+pub mod levels;
 pub mod ribbon;
+
+pub use allocation::FilterAllocation;
+pub use levels::{LiveLevels, TreeEntries};
 
 use crate::error::{Error, Result};
 use bloom::{BloomPolicy, BloomReader};
@@ -36,7 +44,7 @@ pub enum FilterKind {
 }
 
 /// Filter settings.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FilterOptions {
     /// Bloom-equivalent bits per key; 0 means no filter. Fractions allowed. 10 gives about 1 %
     /// false positives. Default: 0 (RocksDB builds no filter unless asked).
@@ -47,6 +55,26 @@ pub struct FilterOptions {
     /// `bloom_before_level`; a flush counts as level −1, so the default 0 means Bloom for
     /// flushes and Ribbon for every compaction output). −1 = Ribbon everywhere. Default: 0.
     pub bloom_before_level: i32,
+    /// Build no filter for tables written to the last level, the deepest that holds data
+    /// (RocksDB's `optimize_filters_for_hits`). That level holds most entries (about 90 % in a
+    /// leveled tree of ratio 10), so most filter memory goes; a get of a key that exists stops
+    /// at its level anyway, and only gets of missing keys pay, one more table read each. Turn
+    /// it on when nearly every get finds its key and filter memory matters. Flushes keep
+    /// their filters. Default: false (RocksDB).
+    pub optimize_filters_for_hits: bool,
+    /// Bits per key by level, level 0 first (a flush takes level 0's; levels past the list
+    /// take its last entry), overriding `bits_per_key` and `allocation`; an entry of 0 builds
+    /// no filter for that level. For studies of filter memory per level, as
+    /// `compression_per_level` is for compression (lsmlab's own). Default: empty.
+    pub bits_per_key_per_level: Vec<f64>,
+    /// How `bits_per_key`'s memory is spread across levels: uniform, or Monkey's allocation,
+    /// the same memory with fewer false positives summed over the levels, so fewer table
+    /// reads for gets of missing keys (`docs/filters.md`). Monkey sizes each table for the
+    /// tree as it stands when the table is written. Default: uniform (RocksDB).
+    pub allocation: FilterAllocation,
+    /// The entries per level of the tree these options are open on (not a setting: the
+    /// database keeps it; see [`LiveLevels`]).
+    pub live: LiveLevels,
 }
 
 impl Default for FilterOptions {
@@ -55,9 +83,16 @@ impl Default for FilterOptions {
             bits_per_key: 0.0,
             kind: FilterKind::Bloom,
             bloom_before_level: 0,
+            optimize_filters_for_hits: false,
+            bits_per_key_per_level: Vec::new(),
+            allocation: FilterAllocation::Uniform,
+            live: LiveLevels::default(),
         }
     }
 }
+
+/// Most bits per key a filter is built with.
+pub const MAX_BITS_PER_KEY: f64 = 100.0;
 
 /// The level a flush's output counts as when choosing its filter (RocksDB reports flushes as
 /// level −1 to its filter policies).
@@ -66,11 +101,29 @@ pub const FLUSH_LEVEL: i32 = -1;
 impl FilterOptions {
     /// Checks the settings.
     pub fn validate(&self) -> Result<()> {
-        if !(0.0..=100.0).contains(&self.bits_per_key) {
+        if !(0.0..=MAX_BITS_PER_KEY).contains(&self.bits_per_key) {
             return Err(Error::invalid_option(
                 "filter.bits_per_key",
                 self.bits_per_key,
                 "must be in [0, 100]",
+            ));
+        }
+        if let Some(b) = self
+            .bits_per_key_per_level
+            .iter()
+            .find(|b| !(0.0..=MAX_BITS_PER_KEY).contains(*b))
+        {
+            return Err(Error::invalid_option(
+                "filter.bits_per_key_per_level",
+                b,
+                "every entry must be in [0, 100]",
+            ));
+        }
+        if !self.bits_per_key_per_level.is_empty() && self.allocation != FilterAllocation::Uniform {
+            return Err(Error::invalid_option(
+                "filter.allocation",
+                self.allocation.name(),
+                "must be uniform when filter.bits_per_key_per_level is set (the list says every level's bits)",
             ));
         }
         Ok(())
@@ -83,7 +136,12 @@ impl FilterOptions {
     /// memory saving wins); −1 means Ribbon everywhere. As in RocksDB, a flush counts as level
     /// −1 ([`FLUSH_LEVEL`]): the default 0 gives flushes Bloom and compaction output Ribbon.
     pub fn kind_for_level(&self, level: i32) -> Option<FilterKind> {
-        if self.bits_per_key <= 0.0 || self.bits_per_key.is_nan() {
+        self.kind_with_bits(level, self.bits_for_level(level, &self.live.get()))
+    }
+
+    /// The kind for `level` when it gets `bits` bits per key.
+    fn kind_with_bits(&self, level: i32, bits: f64) -> Option<FilterKind> {
+        if bits <= 0.0 || bits.is_nan() {
             return None;
         }
         let ribbon = self.kind == FilterKind::Ribbon
@@ -95,11 +153,13 @@ impl FilterOptions {
         })
     }
 
-    /// The policy for a table written to `level`, or `None` when no filter is built.
+    /// The policy for a table written to `level`, or `None` when no filter is built; its bits
+    /// per key are [`FilterOptions::bits_for_level`]'s for the tree as it stands.
     pub fn policy_for_level(&self, level: i32) -> Option<Box<dyn FilterPolicy>> {
-        match self.kind_for_level(level)? {
-            FilterKind::Bloom => Some(Box::new(BloomPolicy::new(self.bits_per_key))),
-            FilterKind::Ribbon => Some(Box::new(RibbonPolicy::new(self.bits_per_key))),
+        let bits = self.bits_for_level(level, &self.live.get());
+        match self.kind_with_bits(level, bits)? {
+            FilterKind::Bloom => Some(Box::new(BloomPolicy::new(bits))),
+            FilterKind::Ribbon => Some(Box::new(RibbonPolicy::new(bits))),
         }
     }
 }
@@ -244,6 +304,7 @@ mod tests {
             bits_per_key,
             kind,
             bloom_before_level: -1,
+            ..FilterOptions::default()
         };
         options.policy_for_level(0).expect("bits_per_key > 0")
     }

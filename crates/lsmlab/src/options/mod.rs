@@ -224,7 +224,9 @@ pub struct Options {
     // Filters.
     /// The filter built for every table. Set 10 bits per key (Bloom, or Ribbon for about 30 %
     /// less filter memory at more build CPU) whenever gets look for keys that tables lack;
-    /// leave it off for scans only. Default: none (bits per key 0), as RocksDB.
+    /// leave it off for scans only. Per level: `optimize_filters_for_hits` (none on the last
+    /// level), `bits_per_key_per_level` and Monkey's `allocation` (see [`FilterOptions`]).
+    /// Default: none (bits per key 0), as RocksDB.
     pub filter: FilterOptions,
 
     // Blob files (key-value separation).

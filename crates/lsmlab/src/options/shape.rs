@@ -2,7 +2,7 @@
 
 use super::{CompactionVictims, Options};
 use crate::error::{Error, Result};
-use crate::filter::{FilterKind, FilterOptions};
+use crate::filter::FilterKind;
 
 /// The names [`Options::apply_shape`] accepts.
 pub const SHAPES: [&str; 1] = ["fslsm-study"];
@@ -39,11 +39,10 @@ impl Options {
                 self.max_write_buffer_number = 2;
                 self.target_file_size_base = 8 << 10;
                 self.block_size = 512;
-                self.filter = FilterOptions {
-                    bits_per_key: 12.0,
-                    kind: FilterKind::Bloom,
-                    bloom_before_level: 0,
-                };
+                // Only what the simulator's tree fixes: per-level filter settings stay.
+                self.filter.bits_per_key = 12.0;
+                self.filter.kind = FilterKind::Bloom;
+                self.filter.bloom_before_level = 0;
                 self.block_cache_size = 0;
                 self.level0_file_num_compaction_trigger = 4;
                 self.max_files_for_level_base = 10;

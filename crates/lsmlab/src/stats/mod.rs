@@ -3,12 +3,15 @@
 //! A ticker is a counter; a histogram records a distribution (microseconds, bytes, counts).
 //! [`Statistics::to_rocksdb_string`] prints them exactly as `db_bench --statistics` does.
 
+use filter_levels::FilterLevels;
+pub use filter_levels::{FilterProbe, LevelFilterCounts, MAX_LEVELS};
 use hdrhistogram::Histogram;
 use parking_lot::Mutex;
 use std::fmt::Write as _;
 use std::time::Instant;
 use stripes::StripedCounters;
 
+mod filter_levels;
 mod stripes;
 
 macro_rules! named_enum {
@@ -193,6 +196,8 @@ const TICKERS: usize = Ticker::ALL.len();
 pub struct Statistics {
     tickers: StripedCounters<TICKERS>,
     histograms: Vec<Mutex<Histogram<u64>>>,
+    /// The filter tickers of gets, by level.
+    filter_levels: FilterLevels,
     /// Whether [`Statistics::start_timer`] reads the clock (`Options::statistics`).
     timing: bool,
 }
@@ -233,6 +238,7 @@ impl Statistics {
         Statistics {
             timing,
             tickers: StripedCounters::default(),
+            filter_levels: FilterLevels::default(),
             histograms: HistogramKind::ALL
                 .iter()
                 .map(|_| {
@@ -276,6 +282,18 @@ impl Statistics {
         self.tickers.get(t as usize)
     }
 
+    /// Counts what a get's probe of the filter of a table in `level` answered.
+    #[inline]
+    pub fn record_filter_probe(&self, level: usize, probe: FilterProbe) {
+        self.filter_levels.record(level, probe);
+    }
+
+    /// The filter probes of gets in tables of `level` (levels past [`MAX_LEVELS`] count in
+    /// the last).
+    pub fn filter_level(&self, level: usize) -> LevelFilterCounts {
+        self.filter_levels.get(level)
+    }
+
     /// Records one value in a histogram.
     pub fn record(&self, h: HistogramKind, value: u64) {
         // The histogram's floor is 1: a sub-microsecond operation counts as 1 µs.
@@ -307,17 +325,30 @@ impl Statistics {
     /// Resets every ticker and histogram (between benchmarks).
     pub fn reset(&self) {
         self.tickers.reset();
+        self.filter_levels.reset();
         for h in &self.histograms {
             h.lock().reset();
         }
     }
 
     /// The dump `db_bench --statistics` prints: `name COUNT : n` lines, then
-    /// `name P50 : x P95 : x P99 : x P100 : x COUNT : n SUM : s` lines.
+    /// `name P50 : x P95 : x P99 : x P100 : x COUNT : n SUM : s` lines. The filter tickers by
+    /// level follow the tickers, for the levels whose filters were probed
+    /// (`lsmlab.filter.level<N>.useful`, `.positive`, `.true.positive`).
     pub fn to_rocksdb_string(&self) -> String {
         let mut s = String::new();
         for &t in Ticker::ALL {
             let _ = writeln!(s, "{} COUNT : {}", t.name(), self.ticker(t));
+        }
+        for level in 0..MAX_LEVELS {
+            let c = self.filter_level(level);
+            if c.is_empty() {
+                continue;
+            }
+            let name = format!("lsmlab.filter.level{level}");
+            let _ = writeln!(s, "{name}.useful COUNT : {}", c.useful);
+            let _ = writeln!(s, "{name}.positive COUNT : {}", c.positive);
+            let _ = writeln!(s, "{name}.true.positive COUNT : {}", c.true_positive);
         }
         for &h in HistogramKind::ALL {
             let v = self.histogram(h);
@@ -355,5 +386,18 @@ mod tests {
             .unwrap();
         assert!(line.contains("COUNT : 2 SUM : 40"), "{line}");
         assert!(line.contains("P100 : 30.000000"), "{line}");
+        assert!(
+            !text.contains("lsmlab.filter.level"),
+            "no probe, no per-level line"
+        );
+        s.record_filter_probe(3, FilterProbe::TruePositive);
+        let text = s.to_rocksdb_string();
+        assert!(
+            text.contains("lsmlab.filter.level3.positive COUNT : 1\n"),
+            "{text}"
+        );
+        assert!(text.contains("lsmlab.filter.level3.true.positive COUNT : 1\n"));
+        s.reset();
+        assert!(s.filter_level(3).is_empty());
     }
 }

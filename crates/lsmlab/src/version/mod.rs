@@ -20,7 +20,7 @@ use crate::key::{compare_internal, parse_internal_key, user_key, SequenceNumber}
 use crate::memtable::Lookup;
 use crate::pinned::PinnedValue;
 use crate::sst::{TableGet, TableReader};
-use crate::stats::{HistogramKind, Statistics, Ticker};
+use crate::stats::{FilterProbe, HistogramKind, Statistics, Ticker};
 use crate::table_cache::TableCache;
 use parking_lot::Mutex;
 use std::cmp::Ordering;
@@ -227,6 +227,29 @@ pub struct HitLocation {
 
 /// The order of tables within `level`: level 0 newest first (largest sequence number, then
 /// table number, descending), the others by smallest key.
+/// A get's lookup in one table of `level`, its filter's answer counted for that level.
+fn probe(
+    f: &FileMeta,
+    tables: &TableCache,
+    stats: &Statistics,
+    level: usize,
+    lookup: &[u8],
+) -> Result<TableGet> {
+    let reader = f.reader(tables)?;
+    let got = reader.get(lookup, IoCategory::UserRead)?;
+    if reader.filter_memory() > 0 {
+        stats.record_filter_probe(
+            level,
+            match got {
+                TableGet::FilteredOut => FilterProbe::Useful,
+                TableGet::NotFound => FilterProbe::FalsePositive,
+                TableGet::Found { .. } => FilterProbe::TruePositive,
+            },
+        );
+    }
+    Ok(got)
+}
+
 fn level_order(level: usize, a: &FileMeta, b: &FileMeta) -> Ordering {
     if level == 0 {
         b.largest_seq
@@ -343,9 +366,7 @@ impl Version {
                 continue;
             }
             checked += 1;
-            if let TableGet::Found { ikey, value } =
-                f.reader(tables)?.get(lookup, IoCategory::UserRead)?
-            {
+            if let TableGet::Found { ikey, value } = probe(f, tables, stats, 0, lookup)? {
                 let s = parse_internal_key(&ikey).map(|p| p.seq).unwrap_or(0);
                 if best.as_ref().is_none_or(|b| s > b.0) {
                     best = Some((s, ikey, value, f.number));
@@ -361,9 +382,7 @@ impl Version {
                     continue;
                 };
                 checked += 1;
-                if let TableGet::Found { ikey, value } =
-                    f.reader(tables)?.get(lookup, IoCategory::UserRead)?
-                {
+                if let TableGet::Found { ikey, value } = probe(f, tables, stats, level, lookup)? {
                     hit = Some((
                         ikey,
                         value,
