@@ -213,6 +213,10 @@ fn ycsb_insert_range_and_key_length_bounds_are_refused_naming_the_property() {
             &["recordcount=100", "zeropadding=5000000000"][..],
             "zeropadding",
         ),
+        (
+            &["recordcount=100", "zeropadding=100000000"][..],
+            "zeropadding",
+        ),
     ] {
         let mut args = vec!["ycsb", "load", "-P", "workloada", db.as_str()];
         for p in props {
