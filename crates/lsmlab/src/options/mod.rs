@@ -5,11 +5,13 @@
 
 mod layout;
 mod shape;
+mod universal;
 
 pub use layout::{
     parse_increments, CompactionVictims, FloatTarget, FslsmOptions, Layout, LAYOUT_PRESETS,
 };
 pub use shape::{SHAPES, SHAPE_FLAGS};
+pub use universal::{StopStyle, UniversalOptions};
 
 use crate::env::{FileSystem, PosixFs};
 use crate::error::{Error, Result};
@@ -286,14 +288,18 @@ pub struct Options {
     pub blob_garbage_collection_force_threshold: f64,
 
     // Layout: the policy that shapes the tree.
-    /// The policy that shapes the tree: leveled, or the FSLSM-Tree (float-up and stretch).
-    /// [`Options::apply_layout_preset`] sets it with key-value separation as seed 003's
-    /// `leveldb`, `wisckey` and `fslsm` engines. Change it to study the FSLSM-Tree's adaptive
-    /// shape (docs/fslsm.md). Default: leveled.
+    /// The policy that shapes the tree: leveled, the FSLSM-Tree (float-up and stretch), or
+    /// universal (tiered) compaction. [`Options::apply_layout_preset`] sets it with key-value
+    /// separation as seed 003's `leveldb`, `wisckey` and `fslsm` engines. Change it to study
+    /// the FSLSM-Tree's adaptive shape (docs/fslsm.md) or to trade read for write
+    /// amplification with universal compaction (docs/compaction.md). Default: leveled.
     pub layout: Layout,
     /// Parameters of the FSLSM-Tree (used with [`Layout::Fslsm`]); each says when to change
     /// it. Default: the paper's.
     pub fslsm: FslsmOptions,
+    /// Parameters of universal compaction (used with [`Layout::Universal`]); each says when
+    /// to change it. Default: RocksDB's.
+    pub universal: UniversalOptions,
 
     // Observability.
     /// Record latency histograms (`rocksdb.db.get.micros`, …). Tickers are always counted.
@@ -353,6 +359,7 @@ impl Default for Options {
             // Layout: the policy that shapes the tree.
             layout: Layout::Leveled,
             fslsm: FslsmOptions::default(),
+            universal: UniversalOptions::default(),
             // Observability.
             statistics: false,
         }
@@ -580,7 +587,38 @@ impl Options {
                 ));
             }
         }
+        if self.layout == Layout::Universal {
+            self.validate_universal()?;
+        }
         self.filter.validate()
+    }
+
+    /// Universal compaction's parameters, and the leveled options it has no use for: given
+    /// with it they would silently do nothing.
+    fn validate_universal(&self) -> Result<()> {
+        self.universal.validate()?;
+        if self.level_compaction_dynamic_level_bytes {
+            return Err(invalid(
+                "level_compaction_dynamic_level_bytes",
+                true,
+                "not with universal compaction, which has no level targets",
+            ));
+        }
+        if self.max_files_for_level_base > 0 {
+            return Err(invalid(
+                "max_files_for_level_base",
+                self.max_files_for_level_base,
+                "must be 0 with universal compaction, which has no level limits",
+            ));
+        }
+        if self.compaction_victims != CompactionVictims::MinOverlap {
+            return Err(invalid(
+                "compaction_victims",
+                "frequency",
+                "universal compaction merges whole sorted runs; allowed: overlap",
+            ));
+        }
+        Ok(())
     }
 }
 
