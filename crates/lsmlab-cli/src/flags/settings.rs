@@ -5,7 +5,9 @@
 use super::table::BenchFlags;
 use crate::engine::{EngineKind, EngineSettings, LsmlabSettings};
 use crate::error::{CliError, CliResult};
-use lsmlab::options::{parse_increments, CompactionVictims, FloatTarget, FslsmOptions};
+use lsmlab::options::{
+    parse_increments, CompactionVictims, FloatTarget, FslsmOptions, UniversalOptions,
+};
 use lsmlab::Compression;
 
 impl BenchFlags {
@@ -65,6 +67,45 @@ impl BenchFlags {
         })
     }
 
+    /// Universal compaction's parameters of the `--universal_*` flags: 0 is RocksDB's default,
+    /// as db_bench reads them; a negative value is refused.
+    pub fn universal(&self) -> CliResult<UniversalOptions> {
+        let d = UniversalOptions::default();
+        let value = |name: &str, v: i32, default: u32| -> CliResult<u32> {
+            match u32::try_from(v) {
+                Ok(0) => Ok(default),
+                Ok(v) => Ok(v),
+                Err(_) => Err(CliError::new(format!(
+                    "--{name}: invalid value {v}: must be at least 0 (0: RocksDB's default, {default})"
+                ))),
+            }
+        };
+        Ok(UniversalOptions {
+            size_ratio: value(
+                "universal_size_ratio",
+                self.universal_size_ratio,
+                d.size_ratio,
+            )?,
+            min_merge_width: value(
+                "universal_min_merge_width",
+                self.universal_min_merge_width,
+                d.min_merge_width,
+            )?,
+            max_merge_width: value(
+                "universal_max_merge_width",
+                self.universal_max_merge_width,
+                d.max_merge_width,
+            )?,
+            max_size_amplification_percent: value(
+                "universal_max_size_amplification_percent",
+                self.universal_max_size_amplification_percent,
+                d.max_size_amplification_percent,
+            )?,
+            allow_trivial_move: self.universal_allow_trivial_move,
+            stop_style: d.stop_style,
+        })
+    }
+
     /// The engine of `--engine`.
     pub fn engine_kind(&self) -> CliResult<EngineKind> {
         EngineKind::parse("--engine", &self.engine)
@@ -116,6 +157,8 @@ impl BenchFlags {
                 max_files_for_level_base: self.max_files_for_level_base,
                 deterministic_background: self.deterministic_background,
                 fslsm: self.fslsm()?,
+                universal_compaction: self.compaction_style == 1,
+                universal: self.universal()?,
             },
         })
     }
