@@ -18,7 +18,7 @@ pub(super) struct Limits<'a> {
 }
 
 /// The compaction the rules ask for, if any.
-pub(super) fn pick(runs: &[SortedRun], l: &Limits<'_>) -> Option<CompactionSpec> {
+pub(super) fn pick(runs: &[SortedRun<'_>], l: &Limits<'_>) -> Option<CompactionSpec> {
     if runs.is_empty() || runs.len() < l.trigger {
         return None;
     }
@@ -30,7 +30,7 @@ pub(super) fn pick(runs: &[SortedRun], l: &Limits<'_>) -> Option<CompactionSpec>
 /// Rule 1: the runs newer than the oldest, from the oldest up to the first busy one, add up
 /// to at least `max_size_amplification_percent` of the oldest: merge them all into it. Width
 /// limits do not apply: this is the rule that bounds space.
-fn size_amplification(runs: &[SortedRun], l: &Limits<'_>) -> Option<CompactionSpec> {
+fn size_amplification(runs: &[SortedRun<'_>], l: &Limits<'_>) -> Option<CompactionSpec> {
     let end = runs.len() - 1;
     if runs[end].busy {
         return None;
@@ -61,7 +61,7 @@ fn size_amplification(runs: &[SortedRun], l: &Limits<'_>) -> Option<CompactionSp
 /// which each next older run is at most `size_ratio` % larger than the runs before it
 /// together (or, with the similar-size stop style, than the last one), up to
 /// `max_merge_width` runs.
-fn size_ratio(runs: &[SortedRun], l: &Limits<'_>) -> Option<CompactionSpec> {
+fn size_ratio(runs: &[SortedRun<'_>], l: &Limits<'_>) -> Option<CompactionSpec> {
     let (start, end) = stretch(runs, l, Some(l.opts.size_ratio), u32::MAX)?;
     Some(merge(
         runs,
@@ -75,7 +75,7 @@ fn size_ratio(runs: &[SortedRun], l: &Limits<'_>) -> Option<CompactionSpec> {
 
 /// Rule 3: more runs not being compacted than the trigger: merge the newest ones, whatever
 /// their sizes, so that the trigger's count remains.
-fn run_count(runs: &[SortedRun], l: &Limits<'_>) -> Option<CompactionSpec> {
+fn run_count(runs: &[SortedRun<'_>], l: &Limits<'_>) -> Option<CompactionSpec> {
     let free = runs.iter().filter(|r| !r.busy).count();
     if free <= l.trigger {
         return None;
@@ -96,7 +96,7 @@ fn run_count(runs: &[SortedRun], l: &Limits<'_>) -> Option<CompactionSpec> {
 /// `max(min_merge_width, 2)` runs when grown while `ratio` allows (`None`: any size) and
 /// while it holds fewer than `min(max_merge_width, width)`.
 fn stretch(
-    runs: &[SortedRun],
+    runs: &[SortedRun<'_>],
     l: &Limits<'_>,
     ratio: Option<u32>,
     width: u32,

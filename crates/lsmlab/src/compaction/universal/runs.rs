@@ -7,12 +7,13 @@ use crate::version::{FileMeta, Version};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-/// One sorted run: a level-0 table, or all of a level ≥ 1.
-pub(super) struct SortedRun {
+/// One sorted run: a level-0 table, or all of a level ≥ 1. It borrows the version's tables:
+/// a pick follows every flush and job, and levels may hold thousands of tables.
+pub(super) struct SortedRun<'a> {
     /// The level it is in.
     pub level: usize,
     /// Its tables (one for level 0; the level's, in key order, otherwise).
-    pub files: Vec<Arc<FileMeta>>,
+    pub files: &'a [Arc<FileMeta>],
     /// Bytes of its tables.
     pub size: u64,
     /// A table of it is being compacted: it cannot be picked, and no pick spans it.
@@ -20,13 +21,13 @@ pub(super) struct SortedRun {
 }
 
 /// The sorted runs of `v`, newest first.
-pub(super) fn sorted_runs(v: &Version) -> Vec<SortedRun> {
+pub(super) fn sorted_runs(v: &Version) -> Vec<SortedRun<'_>> {
     let busy = |f: &Arc<FileMeta>| f.being_compacted.load(Ordering::Relaxed);
     let mut runs: Vec<SortedRun> = v.levels[0]
         .iter()
         .map(|f| SortedRun {
             level: 0,
-            files: vec![f.clone()],
+            files: std::slice::from_ref(f),
             size: f.size,
             busy: busy(f),
         })
@@ -37,7 +38,7 @@ pub(super) fn sorted_runs(v: &Version) -> Vec<SortedRun> {
         }
         runs.push(SortedRun {
             level,
-            files: files.clone(),
+            files,
             size: files.iter().map(|f| f.size).sum(),
             busy: files.iter().any(busy),
         });
@@ -49,7 +50,7 @@ pub(super) fn sorted_runs(v: &Version) -> Vec<SortedRun> {
 /// level 0 if the next older run is a level-0 table (the output sorts among them by sequence,
 /// as a flush does); else the level just above the next older run, which is empty or one of
 /// the inputs.
-pub(super) fn output_level(runs: &[SortedRun], end: usize, last_level: usize) -> usize {
+pub(super) fn output_level(runs: &[SortedRun<'_>], end: usize, last_level: usize) -> usize {
     match runs.get(end) {
         None => last_level,
         Some(next) if next.level == 0 => 0,
@@ -60,7 +61,7 @@ pub(super) fn output_level(runs: &[SortedRun], end: usize, last_level: usize) ->
 /// The compaction merging `runs[start..end]`, a trivial move when `allow_move` and the output
 /// is below level 0 and no two input tables overlap.
 pub(super) fn merge(
-    runs: &[SortedRun],
+    runs: &[SortedRun<'_>],
     start: usize,
     end: usize,
     last_level: usize,
@@ -74,7 +75,7 @@ pub(super) fn merge(
             Some(last) if last.level == run.level => last.files.extend(run.files.iter().cloned()),
             _ => inputs.push(LevelInputs {
                 level: run.level,
-                files: run.files.clone(),
+                files: run.files.to_vec(),
             }),
         }
     }
