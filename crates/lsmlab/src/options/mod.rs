@@ -592,34 +592,6 @@ impl Options {
         }
         self.filter.validate()
     }
-
-    /// Universal compaction's parameters, and the leveled options it has no use for: given
-    /// with it they would silently do nothing.
-    fn validate_universal(&self) -> Result<()> {
-        self.universal.validate()?;
-        if self.level_compaction_dynamic_level_bytes {
-            return Err(invalid(
-                "level_compaction_dynamic_level_bytes",
-                true,
-                "not with universal compaction, which has no level targets",
-            ));
-        }
-        if self.max_files_for_level_base > 0 {
-            return Err(invalid(
-                "max_files_for_level_base",
-                self.max_files_for_level_base,
-                "must be 0 with universal compaction, which has no level limits",
-            ));
-        }
-        if self.compaction_victims != CompactionVictims::MinOverlap {
-            return Err(invalid(
-                "compaction_victims",
-                "frequency",
-                "universal compaction merges whole sorted runs; allowed: overlap",
-            ));
-        }
-        Ok(())
-    }
 }
 
 /// Options of one write.
