@@ -3,7 +3,9 @@
 # seed draws its own options), half of them also killing themselves mid-write at a kill point.
 # Prints one line per seed and the totals.
 #
-#   [LSMLAB=path/to/lsmlab] scripts/crash-campaign.sh [--seeds N] [--cycles N] [--first SEED] [--dir DIR]
+#   [LSMLAB=path/to/lsmlab] scripts/crash-campaign.sh [--seeds N] [--cycles N] [--first SEED] [--dir DIR] [--layout L]
+#
+# --layout L runs every seed under layout L (leveled, fslsm, universal) instead of the seed's own.
 set -euo pipefail
 # LSMLAB=PATH runs a prebuilt binary instead of building one (resolved before the cd below).
 if [ -n "${LSMLAB:-}" ]; then
@@ -11,14 +13,15 @@ if [ -n "${LSMLAB:-}" ]; then
     { echo "crash-campaign.sh: LSMLAB must name an executable lsmlab binary" >&2; exit 2; }
 fi
 cd "$(dirname "$0")/.."
-seeds=50 cycles=20 first=1 dir=$(mktemp -d /tmp/lsmlab-crash.XXXXXX)
+seeds=50 cycles=20 first=1 dir=$(mktemp -d /tmp/lsmlab-crash.XXXXXX) layout=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seeds) seeds=$2; shift 2 ;;
     --cycles) cycles=$2; shift 2 ;;
     --first) first=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
-    *) echo "crash-campaign.sh: unknown argument $1 (allowed: --seeds N --cycles N --first SEED --dir DIR)" >&2; exit 2 ;;
+    --layout) layout=(--layout="$2"); shift 2 ;;
+    *) echo "crash-campaign.sh: unknown argument $1 (allowed: --seeds N --cycles N --first SEED --dir DIR --layout L)" >&2; exit 2 ;;
   esac
 done
 bin=${LSMLAB:-}
@@ -32,7 +35,7 @@ for ((s = first; s < first + seeds; s++)); do
     extra=(--kill-point="$p" --kill-odds=50)
   fi
   rm -rf "$dir/db" "$dir/db.expected"
-  out=$("$bin" stress --db="$dir/db" --crash --cycles="$cycles" --kill-after-ms=100..1500 --seed="$s" "${extra[@]}" 2>&1) || failed_seeds+=("$s")
+  out=$("$bin" stress --db="$dir/db" --crash --cycles="$cycles" --kill-after-ms=100..1500 --seed="$s" "${layout[@]}" "${extra[@]}" 2>&1) || failed_seeds+=("$s")
   line=$(grep '^stress: ' <<<"$out" | tail -1)
   echo "seed $s ${extra[*]:-}: ${line#stress: }"
   grep -E 'VIOLATION|CHECK|OPEN FAILED|child failed' <<<"$out" | head -5 || true

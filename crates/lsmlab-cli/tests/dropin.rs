@@ -81,9 +81,12 @@ fn flagfile_undefok_and_no_effect_flags() {
         stderr.starts_with("lsmlab: --subcompactions=4: lsmlab cannot honour this value"),
         "{stderr}"
     );
-    let (code, _, stderr) = bench(dir.path(), &["--compaction_style=1"]);
+    let (code, _, stderr) = bench(dir.path(), &["--compaction_style=2"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("leveled compaction (0) only"), "{stderr}");
+    assert!(
+        stderr.contains("--compaction_style: invalid value 2: allowed 0 (leveled), 1 (universal)"),
+        "{stderr}"
+    );
     let (code, _, stderr) = bench(dir.path(), &["--flagfile=/nonexistent/flags"]);
     assert_eq!(code, 1);
     assert!(

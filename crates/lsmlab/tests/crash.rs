@@ -6,6 +6,7 @@ mod common;
 
 use common::*;
 use lsmlab::env::MemFs;
+use lsmlab::options::Layout;
 use lsmlab::{Db, Options, ReadOptions, WriteBatch, WriteOptions};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -45,22 +46,46 @@ fn crash_options(fs: &MemFs, blobs: bool) -> Options {
     }
 }
 
-/// The options of a crash run: `fslsm` runs the FSLSM layout with float-ups forced.
-fn run_options(fs: &MemFs, blobs: bool, fslsm: bool) -> Options {
-    if fslsm {
-        let mut o = crash_options(fs, blobs);
-        let forced = forced_fslsm_options(fs);
-        o.layout = forced.layout;
-        o.fslsm = forced.fslsm;
-        o
-    } else {
-        crash_options(fs, blobs)
-    }
+/// The layout a crash run draws.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Drawn {
+    Leveled,
+    /// The FSLSM layout with float-ups forced.
+    Fslsm,
+    /// Universal compaction, with two compaction threads and trivial moves allowed.
+    Universal,
 }
 
-fn check_crash(ops: Vec<Op>, crash_at: usize, torn_seed: u64, blobs: bool, fslsm: bool) {
+fn layout() -> impl Strategy<Value = Drawn> {
+    prop_oneof![
+        Just(Drawn::Leveled),
+        Just(Drawn::Fslsm),
+        Just(Drawn::Universal)
+    ]
+}
+
+/// The options of a crash run under `layout`.
+fn run_options(fs: &MemFs, blobs: bool, layout: Drawn) -> Options {
+    let mut o = crash_options(fs, blobs);
+    match layout {
+        Drawn::Leveled => {}
+        Drawn::Fslsm => {
+            let forced = forced_fslsm_options(fs);
+            o.layout = forced.layout;
+            o.fslsm = forced.fslsm;
+        }
+        Drawn::Universal => {
+            o.layout = Layout::Universal;
+            o.max_background_jobs = 3;
+            o.universal.allow_trivial_move = true;
+        }
+    }
+    o
+}
+
+fn check_crash(ops: Vec<Op>, crash_at: usize, torn_seed: u64, blobs: bool, layout: Drawn) {
     let fs = MemFs::new();
-    let opts = run_options(&fs, blobs, fslsm);
+    let opts = run_options(&fs, blobs, layout);
     let db = Db::open(DIR, opts.clone()).unwrap();
     let mut model = BTreeMap::new();
     // states[i] = the database after the i-th write (states[0] = empty).
@@ -130,7 +155,7 @@ fn check_crash(ops: Vec<Op>, crash_at: usize, torn_seed: u64, blobs: bool, fslsm
         DIR,
         Options {
             disable_auto_compactions: true,
-            ..run_options(&image, blobs, fslsm)
+            ..run_options(&image, blobs, layout)
         },
     )
     .unwrap();
@@ -166,7 +191,7 @@ proptest! {
         crash_at in 0usize..400,
         torn_seed in any::<u64>(),
     ) {
-        check_crash(ops, crash_at, torn_seed, false, false);
+        check_crash(ops, crash_at, torn_seed, false, Drawn::Leveled);
     }
 
     #[test]
@@ -175,7 +200,7 @@ proptest! {
         crash_at in 0usize..400,
         torn_seed in any::<u64>(),
     ) {
-        check_crash(ops, crash_at, torn_seed, true, false);
+        check_crash(ops, crash_at, torn_seed, true, Drawn::Leveled);
     }
 
     #[test]
@@ -185,7 +210,18 @@ proptest! {
         torn_seed in any::<u64>(),
         blobs in any::<bool>(),
     ) {
-        check_crash(ops, crash_at, torn_seed, blobs, true);
+        check_crash(ops, crash_at, torn_seed, blobs, Drawn::Fslsm);
+    }
+
+    #[test]
+    fn acknowledged_synced_writes_survive_power_cuts_under_any_layout(
+        ops in prop::collection::vec(op(), 1..300),
+        crash_at in 0usize..400,
+        torn_seed in any::<u64>(),
+        blobs in any::<bool>(),
+        layout in layout(),
+    ) {
+        check_crash(ops, crash_at, torn_seed, blobs, layout);
     }
 }
 

@@ -1,4 +1,4 @@
-//! Intra-L0 compactions (`compaction/leveled.rs`): with two compaction threads, level-0 tables
+//! Intra-L0 compactions (`compaction/leveled/intra_l0.rs`): with two compaction threads, level-0 tables
 //! merge within level 0 while another compaction holds level 1. Writes, overwrites and deletes
 //! go on until some have run; every read then matches the model, before and after reopening.
 

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use lsmlab::env::MemFs;
 use lsmlab::filter::{FilterAllocation, FilterKind, FilterOptions};
+use lsmlab::options::{Layout, StopStyle, UniversalOptions};
 use lsmlab::{
     CompactionVictims, Compression, Db, Options, ReadOptions, Snapshot, WriteBatch, WriteOptions,
 };
@@ -157,6 +158,39 @@ fn configure(fs: &MemFs, config: u8) -> Options {
             target_file_size_base: 1024,
             ..forced_fslsm_options(fs)
         },
+        10 => Options {
+            // Universal compaction with RocksDB's parameters and three compaction threads, so
+            // that stretches of sorted runs merge side by side; snapshots are held across them.
+            layout: Layout::Universal,
+            max_background_jobs: 4,
+            ..base
+        },
+        11 => {
+            // Universal compaction that merges often and in every way: space bounded at 50 %
+            // (full merges), similar-size stretches of at most three runs, trivial moves, and
+            // every value in blob files with forced garbage collection rewriting tables.
+            let mut o = Options {
+                layout: Layout::Universal,
+                level0_file_num_compaction_trigger: 3,
+                max_background_jobs: 3,
+                enable_blob_files: true,
+                min_blob_size: 0,
+                blob_file_size: 1024,
+                enable_blob_garbage_collection: true,
+                blob_garbage_collection_age_cutoff: 0.5,
+                blob_garbage_collection_force_threshold: 0.2,
+                ..base
+            };
+            o.universal = UniversalOptions {
+                size_ratio: 0,
+                max_merge_width: 3,
+                max_size_amplification_percent: 50,
+                allow_trivial_move: true,
+                stop_style: StopStyle::SimilarSize,
+                ..UniversalOptions::default()
+            };
+            o
+        }
         _ => Options {
             // Bloom for flushes and level 1, Ribbon below; 3.5 bits to provoke false positives.
             filter: FilterOptions {
@@ -271,18 +305,18 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 128, max_shrink_iters: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400), config in 0u8..10) {
+    fn engine_matches_a_btreemap(ops in prop::collection::vec(op(), 1..400), config in 0u8..12) {
         run(ops, config);
     }
 
     #[test]
-    fn leveldb_wisckey_and_fslsm_give_identical_answers(ops in prop::collection::vec(op(), 1..400)) {
+    fn leveldb_wisckey_fslsm_and_universal_give_identical_answers(ops in prop::collection::vec(op(), 1..400)) {
         metamorphic(ops);
     }
 }
 
 /// Runs one operation sequence under the three presets of seed 003 (`fslsm` with float-ups
-/// forced) and compares every get, scan and snapshot read across them, and with the model.
+/// forced) and universal compaction, and compares every get, scan and snapshot read across them, and with the model.
 fn metamorphic(ops: Vec<Op>) {
     let open = |preset: &str, fs: &MemFs| {
         let mut o = Options {
@@ -294,15 +328,15 @@ fn metamorphic(ops: Vec<Op>) {
         o.apply_layout_preset(preset).unwrap();
         Db::open(DIR, o).unwrap()
     };
-    let fss: Vec<MemFs> = (0..3).map(|_| MemFs::new()).collect();
-    let presets = ["leveldb", "wisckey", "fslsm"];
+    let presets = ["leveldb", "wisckey", "fslsm", "universal"];
+    let fss: Vec<MemFs> = presets.iter().map(|_| MemFs::new()).collect();
     let mut dbs: Vec<Db> = presets
         .iter()
         .zip(&fss)
         .map(|(p, fs)| open(p, fs))
         .collect();
     let mut model = Model::new();
-    let mut snaps: Vec<Vec<Snapshot>> = vec![Vec::new(); 3];
+    let mut snaps: Vec<Vec<Snapshot>> = vec![Vec::new(); presets.len()];
     let mut version = 0u32;
     // Every database answers the same; the first answer is also checked against the model.
     fn same<T: PartialEq + std::fmt::Debug>(what: &str, answers: Vec<T>, want: Option<&T>) {

@@ -8,7 +8,7 @@ use crate::error::{CliError, CliResult};
 use crate::readout::block::{Figures, Snapshot};
 use crate::readout::lsm::{ClientCounts, EngineSnapshot, LsmFigures};
 use lsmlab::filter::{FilterKind, FilterOptions};
-use lsmlab::{Compression, Db, DbIterator, Options, ReadOptions, WriteBatch, WriteOptions};
+use lsmlab::{Compression, Db, DbIterator, Layout, Options, ReadOptions, WriteBatch, WriteOptions};
 use std::path::Path;
 
 /// lsmlab's options for `s`. Range checks are `Options::validate`'s.
@@ -75,6 +75,10 @@ pub fn options(s: &EngineSettings) -> Options {
     };
     let l = &s.lsmlab;
     o.fslsm = l.fslsm.clone();
+    o.universal = l.universal.clone();
+    if l.universal_compaction {
+        o.layout = Layout::Universal;
+    }
     if !l.layout.is_empty() {
         // The preset overrides the blob settings (wisckey and fslsm separate every value) and,
         // for an ablation (`fslsm-nostretch`, `fslsm-nofloat`), one FSLSM field: so it comes

@@ -7,6 +7,7 @@
 //! Values are typed and already checked for text (a compression is a [`Compression`], not a
 //! name); range checks are each engine's (lsmlab's in `Options::validate`).
 
+use lsmlab::options::UniversalOptions;
 use lsmlab::{CompactionVictims, Compression, FslsmOptions};
 
 /// The settings of one store. Sections follow the engine's `Options`.
@@ -124,4 +125,9 @@ pub struct LsmlabSettings {
     /// The FSLSM-Tree's parameters (used with the `fslsm` layout, and for the frequency
     /// window of `compaction_victims`).
     pub fslsm: FslsmOptions,
+    /// Universal compaction (db_bench's `--compaction_style=1`; the `universal` layout preset
+    /// sets it too).
+    pub universal_compaction: bool,
+    /// Universal compaction's parameters (used when it runs).
+    pub universal: UniversalOptions,
 }

@@ -65,6 +65,11 @@ pub fn check(kind: EngineKind, s: &EngineSettings, explicit: &[String]) -> Resul
         }
     }
     for name in explicit {
+        if !matches!(kind, EngineKind::Lsmlab) {
+            if let Some(why) = universal_refusal(name, s) {
+                return Err((name.clone(), why));
+            }
+        }
         let why = match kind {
             EngineKind::Lsmlab => None,
             EngineKind::RocksDb => rocksdb_refuses(name),
@@ -76,6 +81,18 @@ pub fn check(kind: EngineKind, s: &EngineSettings, explicit: &[String]) -> Resul
         }
     }
     Ok(())
+}
+
+/// Universal compaction's settings: the engines but lsmlab run leveled compaction here (the
+/// RocksDB adapter opens its trees leveled), so they refuse universal compaction and its
+/// parameters by name.
+fn universal_refusal(name: &str, s: &EngineSettings) -> Option<String> {
+    let why = "universal compaction runs on lsmlab only here";
+    match name {
+        "compaction_style" if s.lsmlab.universal_compaction => Some(format!("{why}; allowed 0")),
+        n if n.starts_with("universal_") => Some(why.to_string()),
+        _ => None,
+    }
 }
 
 /// fjall's answer to `waitforcompaction`: it counts running compactions, not the ones it has

@@ -87,6 +87,16 @@ pub const NO_EFFECT: &[NoEffect] = &[
         accepted: None,
         why: "lsmlab always counts compaction I/O (its block after each benchmark)",
     },
+    NoEffect {
+        name: "universal_compression_size_percent",
+        accepted: Some(&["-1"]),
+        why: "lsmlab compresses every universal compaction's output as --compression_type says",
+    },
+    NoEffect {
+        name: "universal_incremental",
+        accepted: Some(&["false"]),
+        why: "lsmlab's universal size-amplification compactions always merge whole runs",
+    },
 ];
 
 /// The entry for `name`, if it is a no-effect flag.

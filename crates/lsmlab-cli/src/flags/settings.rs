@@ -6,7 +6,9 @@ use super::table::BenchFlags;
 use crate::engine::{EngineKind, EngineSettings, LsmlabSettings};
 use crate::error::{CliError, CliResult};
 use lsmlab::filter::FilterAllocation;
-use lsmlab::options::{parse_increments, CompactionVictims, FloatTarget, FslsmOptions};
+use lsmlab::options::{
+    parse_increments, CompactionVictims, FloatTarget, FslsmOptions, UniversalOptions,
+};
 use lsmlab::Compression;
 
 /// How `--compression_type` names `c` (the inverse of [`Compression::parse`] on db_bench's
@@ -104,6 +106,45 @@ impl BenchFlags {
         })
     }
 
+    /// Universal compaction's parameters of the `--universal_*` flags: 0 is RocksDB's default,
+    /// as db_bench reads them; a negative value is refused.
+    pub fn universal(&self) -> CliResult<UniversalOptions> {
+        let d = UniversalOptions::default();
+        let value = |name: &str, v: i32, default: u32| -> CliResult<u32> {
+            match u32::try_from(v) {
+                Ok(0) => Ok(default),
+                Ok(v) => Ok(v),
+                Err(_) => Err(CliError::new(format!(
+                    "--{name}: invalid value {v}: must be at least 0 (0: RocksDB's default, {default})"
+                ))),
+            }
+        };
+        Ok(UniversalOptions {
+            size_ratio: value(
+                "universal_size_ratio",
+                self.universal_size_ratio,
+                d.size_ratio,
+            )?,
+            min_merge_width: value(
+                "universal_min_merge_width",
+                self.universal_min_merge_width,
+                d.min_merge_width,
+            )?,
+            max_merge_width: value(
+                "universal_max_merge_width",
+                self.universal_max_merge_width,
+                d.max_merge_width,
+            )?,
+            max_size_amplification_percent: value(
+                "universal_max_size_amplification_percent",
+                self.universal_max_size_amplification_percent,
+                d.max_size_amplification_percent,
+            )?,
+            allow_trivial_move: self.universal_allow_trivial_move,
+            stop_style: d.stop_style,
+        })
+    }
+
     /// The engine of `--engine`.
     pub fn engine_kind(&self) -> CliResult<EngineKind> {
         EngineKind::parse("--engine", &self.engine)
@@ -158,6 +199,8 @@ impl BenchFlags {
                 bloom_bits_per_level: self.bloom_bits_per_level()?,
                 bloom_allocation: self.bloom_allocation()?,
                 fslsm: self.fslsm()?,
+                universal_compaction: self.compaction_style == 1,
+                universal: self.universal()?,
             },
         })
     }

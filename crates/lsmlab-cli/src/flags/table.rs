@@ -213,9 +213,23 @@ flags! {
     /// Levels below this one are written uncompressed; -1: every level uses
     /// --compression_type (a flush writes level 0).
     min_level_to_compress: i32 = -1;
-    /// 0: leveled compaction, the only style lsmlab implements (universal 1 and FIFO 2 are
-    /// refused).
+    /// 0: leveled compaction; 1: universal (tiered) compaction with RocksDB's rules, tuned by
+    /// the --universal_* flags (lsmlab only; also --layout=universal). FIFO (2) is refused.
     compaction_style: i32 = 0;
+    /// Universal: percent by which the next older sorted run may exceed the runs picked so far
+    /// and still join a size-ratio compaction; 0: RocksDB's default (1), as db_bench.
+    universal_size_ratio: i32 = 0;
+    /// Universal: fewest sorted runs a size-ratio or run-count compaction merges; 0: RocksDB's
+    /// default (2), as db_bench.
+    universal_min_merge_width: i32 = 0;
+    /// Universal: most sorted runs a size-ratio or run-count compaction merges; 0: RocksDB's
+    /// default (no limit), as db_bench.
+    universal_max_merge_width: i32 = 0;
+    /// Universal: merge every run into one once the runs newer than the oldest add up to this
+    /// percent of it; 0: RocksDB's default (200), as db_bench.
+    universal_max_size_amplification_percent: i32 = 0;
+    /// Universal: move the picked runs' tables down without rewriting them when none overlap.
+    universal_allow_trivial_move: bool = false;
     /// Size the levels from the last one up (RocksDB's dynamic level bytes): the last level
     /// holds most data, each level above it a multiplier less, and levels that would be
     /// smaller than --max_bytes_for_level_base stay empty.
@@ -223,8 +237,8 @@ flags! {
     /// lsmlab: seed 003's engines: leveldb (leveled, values in tables), wisckey (leveled, every
     /// value in blob files), fslsm (blob files, float-up and stretch). Sets --enable_blob_files
     /// and --min_blob_size=0 for wisckey and fslsm, overriding those flags; fslsm-nostretch and
-    /// fslsm-nofloat: fslsm with stretch or float-up off. Empty: leveled, separation as the
-    /// blob flags say.
+    /// fslsm-nofloat: fslsm with stretch or float-up off; universal: universal compaction, as
+    /// --compaction_style=1. Empty: leveled, separation as the blob flags say.
     layout: String = String::new();
     /// lsmlab, fslsm: operations over which the read ratio is measured.
     fslsm_read_ratio_window: usize = 5_000;

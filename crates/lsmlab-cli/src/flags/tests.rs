@@ -411,3 +411,88 @@ fn filters_by_level_are_refused_where_an_engine_lacks_them() {
         );
     }
 }
+
+#[test]
+fn compaction_style_1_runs_universal_with_db_bench_s_zero_defaults() {
+    let f = run(&["--compaction_style=1"]).unwrap();
+    f.validate().unwrap();
+    let o = options(&f);
+    assert_eq!(o.layout, Layout::Universal);
+    assert_eq!(o.universal, lsmlab::options::UniversalOptions::default());
+    let f = run(&[
+        "--compaction_style=1",
+        "--universal_size_ratio=10",
+        "--universal_min_merge_width=3",
+        "--universal_max_merge_width=8",
+        "--universal_max_size_amplification_percent=50",
+        "--universal_allow_trivial_move=true",
+    ])
+    .unwrap();
+    f.validate().unwrap();
+    let u = options(&f).universal;
+    assert_eq!(
+        (u.size_ratio, u.min_merge_width, u.max_merge_width),
+        (10, 3, 8)
+    );
+    assert_eq!(u.max_size_amplification_percent, 50);
+    assert!(u.allow_trivial_move);
+    // The preset gives the same layout without the db_bench flag.
+    let f = run(&["--layout=universal"]).unwrap();
+    f.validate().unwrap();
+    assert_eq!(options(&f).layout, Layout::Universal);
+    assert!(!options(&f).enable_blob_files);
+}
+
+#[test]
+fn universal_refusals_name_the_flag() {
+    for (a, flag, says) in [
+        (
+            &["--compaction_style=2"][..],
+            "compaction_style",
+            "allowed 0 (leveled), 1 (universal)",
+        ),
+        (
+            &["--compaction_style=1", "--layout=fslsm"][..],
+            "compaction_style",
+            "--layout=fslsm",
+        ),
+        (
+            &["--compaction_style=1", "--universal_size_ratio=-1"][..],
+            "universal_size_ratio",
+            "at least 0",
+        ),
+        (
+            &["--compaction_style=1", "--universal_max_merge_width=1"][..],
+            "universal_max_merge_width",
+            "at least 2",
+        ),
+        (
+            &[
+                "--compaction_style=1",
+                "--level_compaction_dynamic_level_bytes=true",
+            ][..],
+            "level_compaction_dynamic_level_bytes",
+            "universal",
+        ),
+    ] {
+        let e = run(a).and_then(|f| f.validate()).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("--{flag}: invalid value")) && e.contains(says),
+            "{a:?}: {e}"
+        );
+        assert!(!e.contains('\n'), "{e}");
+    }
+    use EngineKind::*;
+    for kind in [RocksDb, LevelDb, Fjall] {
+        assert_eq!(
+            refusal(kind, &["--compaction_style=1"]).as_deref(),
+            Some("compaction_style")
+        );
+        assert_eq!(
+            refusal(kind, &["--universal_size_ratio=5"]).as_deref(),
+            Some("universal_size_ratio")
+        );
+    }
+    assert_eq!(refusal(RocksDb, &["--compaction_style=0"]), None);
+    assert_eq!(refusal(Lsmlab, &["--compaction_style=1"]), None);
+}

@@ -75,10 +75,19 @@ impl BenchFlags {
         )?;
         self.blob_compression()?;
         check(
-            self.compaction_style == 0,
+            self.compaction_style == 0 || self.compaction_style == 1,
             "compaction_style",
             self.compaction_style.to_string(),
-            "lsmlab implements leveled compaction (0) only; universal (1) and FIFO (2) are not implemented",
+            "allowed 0 (leveled), 1 (universal); FIFO (2) is not implemented",
+        )?;
+        check(
+            self.compaction_style == 0 || self.layout.is_empty() || self.layout == "universal",
+            "compaction_style",
+            self.compaction_style.to_string(),
+            &format!(
+                "universal compaction cannot be combined with --layout={} (allowed with it: universal, or no --layout)",
+                self.layout
+            ),
         )?;
         check(
             self.min_level_to_compress >= -1 && self.min_level_to_compress < self.num_levels as i32,

@@ -393,6 +393,10 @@ impl EngineFigures for LsmFigures {
                 0 => {
                     let _ = write!(limits, ", L{} -", i + 1);
                 }
+                // Universal compaction: a level holds one sorted run, whatever its size.
+                &u64::MAX => {
+                    let _ = write!(limits, ", L{} unlimited", i + 1);
+                }
                 b => {
                     let _ = write!(limits, ", L{} {}", i + 1, mb(*b));
                 }

@@ -2,6 +2,7 @@
 
 use super::killfs::KillPoint;
 use crate::error::{CliError, CliResult};
+use lsmlab::Layout;
 use std::path::PathBuf;
 
 /// Usage of `lsmlab stress`.
@@ -22,7 +23,9 @@ database (DIR.expected), with options drawn from --seed.
   --kill-after-ms=A..B  kill the child at a random moment in A..B ms (default 100..2000)
   --kill-point=P        also let the child kill itself mid-write at P: wal, manifest, current,
                         flush, compaction, compaction-blob
-  --kill-odds=N         one chance in N at each passage of the kill point (default 200)";
+  --kill-odds=N         one chance in N at each passage of the kill point (default 200)
+  --layout=L            run this layout instead of the seed's: leveled, fslsm, universal
+                        (its parameters are still the seed's)";
 
 /// Parsed flags.
 #[derive(Debug, Clone)]
@@ -55,6 +58,8 @@ pub struct StressArgs {
     pub kill_odds: u64,
     /// This process is a crash cycle's child.
     pub child: bool,
+    /// The layout forced over the seed's, if any.
+    pub layout: Option<Layout>,
 }
 
 /// Every flag's name.
@@ -73,6 +78,7 @@ pub const FLAGS: &[&str] = &[
     "kill-point",
     "kill-odds",
     "child",
+    "layout",
 ];
 
 /// The flags as clap reads them (`--name=value` or `--name value`); [`StressArgs::parse`] turns
@@ -115,6 +121,26 @@ struct Flags {
     /// This process is a crash cycle's child (set by the parent).
     #[arg(long, hide = true)]
     child: bool,
+    #[arg(long, value_parser = layout)]
+    layout: Option<Layout>,
+}
+
+fn layout(v: &str) -> Result<Layout, String> {
+    match v {
+        "leveled" => Ok(Layout::Leveled),
+        "fslsm" => Ok(Layout::Fslsm),
+        "universal" => Ok(Layout::Universal),
+        _ => Err("allowed: leveled, fslsm, universal".into()),
+    }
+}
+
+/// The name `--layout` takes for `l`.
+pub fn layout_name(l: Layout) -> &'static str {
+    match l {
+        Layout::Leveled => "leveled",
+        Layout::Fslsm => "fslsm",
+        Layout::Universal => "universal",
+    }
 }
 
 fn non_empty_path(v: &str) -> Result<PathBuf, String> {
@@ -174,6 +200,7 @@ impl StressArgs {
             kill_point: f.kill_point,
             kill_odds: f.kill_odds,
             child: f.child,
+            layout: f.layout,
         })
     }
 }
@@ -198,6 +225,9 @@ mod tests {
         assert!(a.crash);
         assert_eq!((a.cycles, a.kill_after_ms), (3, (5, 50)));
         assert_eq!(a.expected, PathBuf::from("/tmp/x.expected"));
+        assert_eq!(a.layout, None);
+        let u = parse(&["--db=/tmp/x", "--layout=universal"]).unwrap();
+        assert_eq!(u.layout.map(layout_name), Some("universal"));
         for (bad, names) in [
             (
                 vec!["--db=/x", "--threads=0"],
@@ -220,6 +250,10 @@ mod tests {
             (vec!["--db=/x", "--kill-point=wal"], "only with --crash"),
             (vec!["--db=/x", "--kill-after-ms=9..3"], "A <= B"),
             (vec!["--db=/x", "--crash=maybe"], "--crash"),
+            (
+                vec!["--db=/x", "--layout=tiered"],
+                "allowed: leveled, fslsm, universal",
+            ),
         ] {
             let e = parse(&bad).unwrap_err().0;
             assert!(e.contains(names), "{bad:?}: {e}");

@@ -2,6 +2,7 @@
 //! a seed alone reproduces a run.
 
 use lsmlab::filter::{FilterKind, FilterOptions};
+use lsmlab::options::{StopStyle, UniversalOptions};
 use lsmlab::{Compression, Layout, Options};
 use std::fmt;
 
@@ -118,11 +119,41 @@ impl RunConfig {
         // Drawn after FSLSM for the same reason: half the seeds read tables and blob files
         // through memory maps.
         options.allow_mmap_reads = r.chance(0.5);
+        // Drawn last again: a third of the leveled seeds run universal compaction. Its
+        // parameters are drawn for every seed, so that `--layout=universal` forces it on any
+        // seed with parameters of that seed's own.
+        let universal = r.below(3) == 0;
+        options.universal = UniversalOptions {
+            size_ratio: r.pick(&[0, 1, 10]),
+            min_merge_width: r.pick(&[2, 3]),
+            max_merge_width: r.pick(&[3, u32::MAX]),
+            max_size_amplification_percent: r.pick(&[25, 200]),
+            allow_trivial_move: r.chance(0.5),
+            stop_style: if r.chance(0.25) {
+                StopStyle::SimilarSize
+            } else {
+                StopStyle::TotalSize
+            },
+        };
+        if universal && options.layout == Layout::Leveled {
+            options.layout = Layout::Universal;
+        }
         RunConfig {
             options,
             sync_fraction,
             max_value_len,
         }
+    }
+}
+
+impl RunConfig {
+    /// This configuration with its layout replaced by `layout` (`None`: the seed's own); the
+    /// layout's parameters stay those the seed drew.
+    pub fn with_layout(mut self, layout: Option<Layout>) -> RunConfig {
+        if let Some(l) = layout {
+            self.options.layout = l;
+        }
+        self
     }
 }
 
@@ -159,6 +190,14 @@ impl fmt::Display for RunConfig {
             Layout::Fslsm => format!(
                 "fslsm (gamma {}, read ratio window {}, frequency window {})",
                 o.fslsm.gamma, o.fslsm.read_ratio_window, o.fslsm.frequency_window
+            ),
+            Layout::Universal => format!(
+                "universal (size ratio {}, merge width {}..{}, size amp {} %, trivial move {})",
+                o.universal.size_ratio,
+                o.universal.min_merge_width,
+                o.universal.max_merge_width,
+                o.universal.max_size_amplification_percent,
+                o.universal.allow_trivial_move
             ),
         };
         write!(
@@ -213,5 +252,20 @@ mod tests {
             .filter(|&s| RunConfig::from_seed(s).options.layout == Layout::Fslsm)
             .count();
         assert!((70..=130).contains(&n), "{n} of 300 seeds run fslsm");
+    }
+
+    #[test]
+    fn some_seeds_run_universal_and_any_seed_can_be_made_to() {
+        let n = (0..300)
+            .filter(|&s| RunConfig::from_seed(s).options.layout == Layout::Universal)
+            .count();
+        assert!((40..=100).contains(&n), "{n} of 300 seeds run universal");
+        for seed in 0..50 {
+            let c = RunConfig::from_seed(seed).with_layout(Some(Layout::Universal));
+            c.options
+                .validate()
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            assert!(c.to_string().starts_with("layout universal"), "{c}");
+        }
     }
 }

@@ -34,7 +34,7 @@ pub fn main(args: &[String]) -> CliResult<()> {
     if a.child {
         return child(&a);
     }
-    let cfg = RunConfig::from_seed(a.seed);
+    let cfg = RunConfig::from_seed(a.seed).with_layout(a.layout);
     println!(
         "lsmlab stress: seed {} ({}); reproduce with the same --seed",
         a.seed, cfg
@@ -251,7 +251,7 @@ fn close(db: Db, out: &mut Outcome) -> CliResult<()> {
 
 /// A crash cycle's child: runs the workload until it is killed.
 fn child(a: &StressArgs) -> CliResult<()> {
-    let cfg = RunConfig::from_seed(a.seed);
+    let cfg = RunConfig::from_seed(a.seed).with_layout(a.layout);
     let expected = ExpectedState::open(&a.expected, layout(a).slots())?;
     let db = Db::open(&a.db, options(&cfg, a, true))?;
     let done = AtomicBool::new(false);
@@ -310,6 +310,9 @@ fn crash_loop(a: &StressArgs, cfg: &RunConfig) -> CliResult<Outcome> {
             .stderr(Stdio::piped());
         if let Some(p) = a.kill_point {
             cmd.arg(format!("--kill-point={}", kill_point_name(p)));
+        }
+        if let Some(l) = a.layout {
+            cmd.arg(format!("--layout={}", args::layout_name(l)));
         }
         let mut child = cmd.spawn()?;
         let (lo, hi) = a.kill_after_ms;

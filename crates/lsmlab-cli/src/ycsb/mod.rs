@@ -32,7 +32,7 @@ pub const USAGE: &str = "usage: lsmlab ycsb load|run -P FILE [-P FILE]... [-p ke
                requestdistribution=uniform|zipfian|latest|hotspot, insertorder=hashed|ordered,
                fieldcount, fieldlength, minscanlength, maxscanlength,
                scanlengthdistribution=uniform|zipfian, threadcount, lsmlab.seed, ...)
-  -p layout=leveldb|wisckey|fslsm|fslsm-nostretch|fslsm-nofloat
+  -p layout=leveldb|wisckey|fslsm|fslsm-nostretch|fslsm-nofloat|universal
                seed 003's engines and FSLSM's ablations (see lsmlab bench --layout)
   -p lsmlab.OPTION=value
                any engine option by its lsmlab bench flag name, e.g.

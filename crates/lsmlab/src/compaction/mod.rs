@@ -2,8 +2,9 @@
 //!
 //! The engine tells a [`LayoutPolicy`] of every operation, every get that hit a table and every
 //! table created, and asks it for work; leveled compaction ([`LeveledPolicy`]) is one policy,
-//! the FSLSM-Tree ([`FslsmPolicy`], the folder `fslsm/` with its float-up job) another, with no
-//! fork of the engine. A policy may have jobs of its own ([`CompactionKind::Policy`]): it
+//! the FSLSM-Tree ([`FslsmPolicy`], the folder `fslsm/` with its float-up job) another,
+//! universal compaction ([`UniversalPolicy`], the folder `universal/`) a third, with no fork of
+//! the engine. A policy may have jobs of its own ([`CompactionKind::Policy`]): it
 //! decides when they may start beside the running ones ([`LayoutPolicy::may_start`]), runs them
 //! ([`LayoutPolicy::run_job`]), says what their result adds to the tree
 //! ([`LayoutPolicy::apply_result`]) and counts them ([`LayoutPolicy::record_job`]); the engine
@@ -20,6 +21,7 @@ mod leveled;
 mod picker_tests;
 mod running;
 mod shadow;
+mod universal;
 
 pub use blob_gc::pick_blob_gc;
 pub use blobs::BlobOutcome;
@@ -29,6 +31,7 @@ pub use job::{run_compaction, CompactionOutcome, CompactionParams};
 pub use leveled::{FrequencyLeveledPolicy, LeveledPolicy};
 pub use running::{JobId, RunningJob, RunningJobs};
 pub(crate) use shadow::Shadowing;
+pub use universal::UniversalPolicy;
 
 use crate::error::Result;
 use crate::options::{CompactionVictims, Layout, Options};
@@ -183,7 +186,7 @@ pub struct LayoutStatus {
 /// A policy's name, state and current limits, as `Db::layout` reports them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LayoutReport {
-    /// The policy's name (`leveled`, `fslsm`).
+    /// The policy's name (`leveled`, `fslsm`, `universal`).
     pub policy: &'static str,
     /// The preset the options amount to (`leveldb`, `wisckey`, `fslsm`), if any.
     pub preset: Option<&'static str>,
@@ -338,5 +341,6 @@ pub fn policy_for(opts: &Options) -> Box<dyn LayoutPolicy> {
             Box::new(FrequencyLeveledPolicy::new(opts.fslsm.frequency_window))
         }
         (Layout::Fslsm, _) => Box::new(FslsmPolicy::new(&opts.fslsm, opts.num_levels)),
+        (Layout::Universal, _) => Box::new(UniversalPolicy::new(&opts.universal)),
     }
 }

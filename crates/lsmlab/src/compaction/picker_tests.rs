@@ -6,22 +6,25 @@
 //! - `case <title>` starts a case: an empty leveled tree with 7 levels and small limits
 //!   (level-0 trigger 4, slowdown 8, stop 12; level 1 target 1000 bytes, ×10 per level;
 //!   tables of 100 bytes);
-//! - `layout leveldb|wisckey|fslsm` sets the policy (a preset name);
+//! - `layout leveldb|wisckey|fslsm|universal` sets the policy (a preset name);
 //! - `set <name>=<value>` sets an option: `l0_trigger`, `l0_slowdown`, `l0_stop`,
 //!   `level_base`, `target_file_size`, `gamma`, `read_ratio_window`, `frequency_window`,
 //!   `stretch` (comma-separated), `max_float_overlap_files`, `float_target`, `level_files`
 //!   (`max_files_for_level_base`: limits in tables), `victims` (`overlap` or `frequency`);
+//!   universal compaction's `size_ratio`, `min_merge_width`, `max_merge_width`, `max_size_amp`
+//!   (percent), `trivial_move` (`true`/`false`), `stop_style` (`0` total size, `1` similar);
 //! - `L<n> <number> <smallest>-<largest> [size=<bytes>] [seq=<lo>-<hi>] [busy]` adds a table
 //!   (the policy hears of its creation);
 //! - `reads <n>` / `writes <n>`: operations for the read ratio;
 //! - `hit L<n> <number> [x<count>]`: gets that found their key in that table;
 //! - `pick` expects the next line to be `=> <compaction>` or `=> none`, where a compaction is
 //!   `<kind> L<n>:<tables> [+ L<m>:<tables>] -> L<out>` plus ` (move)` for a trivial move;
+//! - `reason` expects `=> <words>`: why the last `pick` picked what it did;
 //! - `limits` expects `=> L0 <trigger>/<slowdown>/<stop> L1 <bytes> L2 <bytes> L3 <bytes>`.
 
 use super::{policy_for, CompactionSpec, LayoutPolicy};
 use crate::key::{make_internal_key, ValueKind};
-use crate::options::{parse_increments, CompactionVictims, FloatTarget, Options};
+use crate::options::{parse_increments, CompactionVictims, FloatTarget, Options, StopStyle};
 use crate::version::{FileReaper, HitLocation, NewFile, Version, VersionEdit};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -33,6 +36,8 @@ struct Case {
     policy: Option<Box<dyn LayoutPolicy>>,
     version: Option<Version>,
     reaper: Arc<FileReaper>,
+    /// Why the last `pick` picked its compaction (`none` when it picked nothing).
+    reason: &'static str,
 }
 
 impl Case {
@@ -52,6 +57,7 @@ impl Case {
             policy: None,
             version: None,
             reaper: crate::test_tables::TestTables::new().reaper,
+            reason: "none",
         }
     }
 
@@ -145,6 +151,19 @@ fn set(case: &mut Case, line: usize, kv: &str) {
         "victims" => {
             case.opts.compaction_victims =
                 CompactionVictims::parse(v).unwrap_or_else(|e| case.fail(line, e.to_string()))
+        }
+        "size_ratio" => case.opts.universal.size_ratio = num(case) as u32,
+        "min_merge_width" => case.opts.universal.min_merge_width = num(case) as u32,
+        "max_merge_width" => case.opts.universal.max_merge_width = num(case) as u32,
+        "max_size_amp" => case.opts.universal.max_size_amplification_percent = num(case) as u32,
+        "trivial_move" => {
+            case.opts.universal.allow_trivial_move = v
+                .parse()
+                .unwrap_or_else(|_| case.fail(line, format!("trivial_move: {v:?}")))
+        }
+        "stop_style" => {
+            case.opts.universal.stop_style =
+                StopStyle::parse(v).unwrap_or_else(|e| case.fail(line, e.to_string()))
         }
         "float_target" => {
             case.opts.fslsm.float_target =
@@ -282,13 +301,17 @@ fn run(text: &str) -> usize {
                     p.on_get_hit(HitLocation { level, file }, &v);
                 }
             }
-            "pick" | "limits" => {
-                let got = if words[0] == "pick" {
-                    let v = c.version();
-                    let opts = c.opts.clone();
-                    describe(c.policy().pick_compaction(&v, &opts))
-                } else {
-                    limits(c)
+            "pick" | "limits" | "reason" => {
+                let got = match words[0] {
+                    "pick" => {
+                        let v = c.version();
+                        let opts = c.opts.clone();
+                        let spec = c.policy().pick_compaction(&v, &opts);
+                        c.reason = spec.as_ref().map_or("none", |s| s.reason);
+                        describe(spec)
+                    }
+                    "reason" => c.reason.to_string(),
+                    _ => limits(c),
                 };
                 let want = lines
                     .get(i)
@@ -312,6 +335,11 @@ fn run(text: &str) -> usize {
 #[test]
 fn leveled_picker_cases() {
     assert!(run(include_str!("testdata/leveled.txt")) >= 5);
+}
+
+#[test]
+fn universal_picker_cases() {
+    assert!(run(include_str!("testdata/universal.txt")) >= 10);
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! The layout policy (leveled or FSLSM-Tree), its parameters, and the three presets of seed 003.
+//! The layout policy (leveled, FSLSM-Tree or universal), its parameters, and the presets: seed
+//! 003's three, two FSLSM ablations, and universal compaction.
 
 use super::{invalid, Options};
 use crate::error::Result;
@@ -12,16 +13,22 @@ pub enum Layout {
     /// The FSLSM-Tree: leveled compaction plus float-up of hot tables and stretch of the level
     /// limits by the read ratio (the `fslsm` preset; parameters in [`FslsmOptions`]).
     Fslsm,
+    /// RocksDB's universal (tiered) compaction: level-0 tables and non-empty levels are sorted
+    /// runs, merged by size amplification, size ratio and run count (the `universal` preset,
+    /// db_bench's `--compaction_style=1`; parameters in
+    /// [`UniversalOptions`](super::UniversalOptions)).
+    Universal,
 }
 
-/// The names [`Options::apply_layout_preset`] accepts: seed 003's three engines, and two
-/// ablations of `fslsm` (stretch off; float-up off).
-pub const LAYOUT_PRESETS: [&str; 5] = [
+/// The names [`Options::apply_layout_preset`] accepts: seed 003's three engines, two
+/// ablations of `fslsm` (stretch off; float-up off), and universal compaction.
+pub const LAYOUT_PRESETS: [&str; 6] = [
     "leveldb",
     "wisckey",
     "fslsm",
     "fslsm-nostretch",
     "fslsm-nofloat",
+    "universal",
 ];
 
 /// Which tables a level at or over its limit compacts into the next level.
@@ -205,7 +212,8 @@ impl Options {
     /// `leveldb` (leveled, values in the tables), `wisckey` (leveled, every value in blob files),
     /// `fslsm` (every value in blob files, float-up and stretch); or of an ablation of `fslsm`:
     /// `fslsm-nostretch` (stretch increments all 0) and `fslsm-nofloat` (float target
-    /// [`FloatTarget::Off`]). Other options are unchanged.
+    /// [`FloatTarget::Off`]); or `universal` (universal compaction, values in the tables, as
+    /// RocksDB's `compaction_style = kCompactionStyleUniversal`). Other options are unchanged.
     pub fn apply_layout_preset(&mut self, name: &str) -> Result<()> {
         let (layout, blobs) = match name {
             "leveldb" => (Layout::Leveled, false),
@@ -219,6 +227,7 @@ impl Options {
                 self.fslsm.float_target = FloatTarget::Off;
                 (Layout::Fslsm, true)
             }
+            "universal" => (Layout::Universal, false),
             other => {
                 return Err(invalid(
                     "layout",
@@ -247,6 +256,7 @@ impl Options {
                 Some("fslsm-nostretch")
             }
             (Layout::Fslsm, true, 0) => Some("fslsm"),
+            (Layout::Universal, false, _) => Some("universal"),
             _ => None,
         }
     }

@@ -6,12 +6,14 @@
 pub(crate) mod compression;
 mod layout;
 mod shape;
+mod universal;
 
 pub use compression::Compression;
 pub use layout::{
     parse_increments, CompactionVictims, FloatTarget, FslsmOptions, Layout, LAYOUT_PRESETS,
 };
 pub use shape::{SHAPES, SHAPE_FLAGS};
+pub use universal::{StopStyle, UniversalOptions};
 
 use crate::env::{FileSystem, PosixFs};
 use crate::error::{Error, Result};
@@ -262,14 +264,18 @@ pub struct Options {
     pub blob_garbage_collection_force_threshold: f64,
 
     // Layout: the policy that shapes the tree.
-    /// The policy that shapes the tree: leveled, or the FSLSM-Tree (float-up and stretch).
-    /// [`Options::apply_layout_preset`] sets it with key-value separation as seed 003's
-    /// `leveldb`, `wisckey` and `fslsm` engines. Change it to study the FSLSM-Tree's adaptive
-    /// shape (docs/fslsm.md). Default: leveled.
+    /// The policy that shapes the tree: leveled, the FSLSM-Tree (float-up and stretch), or
+    /// universal (tiered) compaction. [`Options::apply_layout_preset`] sets it with key-value
+    /// separation as seed 003's `leveldb`, `wisckey` and `fslsm` engines. Change it to study
+    /// the FSLSM-Tree's adaptive shape (docs/fslsm.md) or to trade read for write
+    /// amplification with universal compaction (docs/compaction.md). Default: leveled.
     pub layout: Layout,
     /// Parameters of the FSLSM-Tree (used with [`Layout::Fslsm`]); each says when to change
     /// it. Default: the paper's.
     pub fslsm: FslsmOptions,
+    /// Parameters of universal compaction (used with [`Layout::Universal`]); each says when
+    /// to change it. Default: RocksDB's.
+    pub universal: UniversalOptions,
 
     // Observability.
     /// Record latency histograms (`rocksdb.db.get.micros`, …). Tickers are always counted.
@@ -329,6 +335,7 @@ impl Default for Options {
             // Layout: the policy that shapes the tree.
             layout: Layout::Leveled,
             fslsm: FslsmOptions::default(),
+            universal: UniversalOptions::default(),
             // Observability.
             statistics: false,
         }
@@ -555,6 +562,9 @@ impl Options {
                     "not with the FSLSM layout, which stretches static level targets",
                 ));
             }
+        }
+        if self.layout == Layout::Universal {
+            self.validate_universal()?;
         }
         self.filter.validate()
     }
