@@ -4,9 +4,11 @@
 //! A claim names a metric, or the ratio of a metric between two values of an axis (or two
 //! engines), the relation the seed reports (greater, smaller, about equal within a tolerance,
 //! a crossover along an axis) and the seed's number. Ratios are the paired log-ratios of
-//! `statistics::paired_ratio` (runs of the same repetition paired), pooled over every cell the
+//! `anytime::paired_ratio` (runs of the same repetition paired), pooled over every cell the
 //! claim's `where` leaves open, so a claim about "every value size" is one geometric-mean ratio
-//! with one CI. The verdict follows from where that CI lies:
+//! with one CI. Every CI here is anytime-valid (`anytime`): a verdict may be read after any
+//! number of repetitions, and more added, without raising its 5 % error. The verdict follows
+//! from where that CI lies:
 //!
 //! | relation | reproduced | reversed | not reproduced | inconclusive |
 //! |---|---|---|---|---|
@@ -15,7 +17,8 @@
 //! | about t ± tol | CI inside the band | – | CI outside the band | CI across an edge |
 //! | crossover at x | a above b (CI) at x, never before | b above a at or after x | a above b before x | otherwise |
 
-use crate::study::analyse::statistics::{describe, paired_ratio, Ratio};
+use crate::study::analyse::anytime::{describe, paired_ratio};
+use crate::study::analyse::statistics::Ratio;
 use crate::study::plan::claims::{Claim, RatioOf, Relation, DEFAULT_TOLERANCE};
 use crate::study::plan::matrix::Cell;
 use crate::study::run::results::RunRecord;
@@ -109,7 +112,14 @@ fn partner<'c>(cells: &'c [Cell], c: &Cell, axis: &str, value: &str) -> Option<&
     })
 }
 
-fn verdict_of(rel: Relation, lo: f64, hi: f64, t: f64, tol: Option<f64>, ratio: bool) -> Verdict {
+pub(crate) fn verdict_of(
+    rel: Relation,
+    lo: f64,
+    hi: f64,
+    t: f64,
+    tol: Option<f64>,
+    ratio: bool,
+) -> Verdict {
     if !(lo.is_finite() && hi.is_finite()) {
         return Verdict::Inconclusive;
     }
