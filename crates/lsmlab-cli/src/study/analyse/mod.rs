@@ -3,7 +3,10 @@
 //! verdict on each of the plan's claims, the findings the report opens with, and the comparison
 //! of two results directories. Draws nothing and writes no report.
 
+pub mod anytime;
 pub mod findings;
+pub mod open_claims;
+pub mod outliers;
 pub mod regression;
 pub mod statistics;
 pub mod summary;

@@ -1,5 +1,5 @@
 //! Statistics of repeated runs: description with a Student-t 95 % CI, outlier flags
-//! (flagged, never dropped), and paired ratios from log-ratios with their CI and p-value.
+//! (`outliers`: flagged, never dropped), and paired ratios from log-ratios with their CI and p-value.
 //!
 //! Ratios are computed on logs because throughput ratios are multiplicative: the mean of
 //! log(a/b) back-transformed is the geometric mean ratio, and its CI is symmetric in log space,
@@ -57,7 +57,7 @@ pub struct Describe {
     pub min: f64,
     /// Largest.
     pub max: f64,
-    /// Indices (into the input) of outliers by the modified z-score (see `outliers_of`).
+    /// Indices (into the input) of outliers by Grubbs' test (see `outliers`).
     pub outliers: Vec<usize>,
     /// Geometric mean, when every value is above 0 (else NaN).
     #[serde(default = "nan")]
@@ -99,33 +99,6 @@ fn log_interval(vals: &[f64]) -> (f64, f64, f64) {
     }
 }
 
-/// Outliers by the modified z-score of Iglewicz and Hoaglin: |0.6745 (x − median) / MAD| > 3.5,
-/// with MAD the median absolute deviation (when it is 0, the mean absolute deviation times
-/// 1.2533 stands in). Fit for the 5 to 10 runs of a study, where Tukey's quartile fences flag
-/// both ends of five ordinary values; with fewer than 5 runs nothing is flagged (the MAD of
-/// three values is their smaller gap, so any spread would look like an outlier). Flagged,
-/// never dropped.
-fn outliers_of(idx: &[usize], xs: &[f64], median: f64) -> Vec<usize> {
-    if idx.len() < 5 {
-        return Vec::new();
-    }
-    let mut dev: Vec<f64> = idx.iter().map(|&i| (xs[i] - median).abs()).collect();
-    dev.sort_by(f64::total_cmp);
-    let mad = quantile(&dev, 0.5);
-    let scale = if mad > 0.0 {
-        mad / 0.6745
-    } else {
-        1.2533 * dev.iter().sum::<f64>() / dev.len() as f64
-    };
-    if scale <= 0.0 {
-        return Vec::new();
-    }
-    idx.iter()
-        .copied()
-        .filter(|&i| (xs[i] - median).abs() / scale > 3.5)
-        .collect()
-}
-
 /// Describes `xs` (NaNs ignored); `None` when nothing is left.
 pub fn describe(xs: &[f64]) -> Option<Describe> {
     let idx: Vec<usize> = (0..xs.len()).filter(|&i| xs[i].is_finite()).collect();
@@ -150,7 +123,7 @@ pub fn describe(xs: &[f64]) -> Option<Describe> {
     let mut sorted = vals.clone();
     sorted.sort_by(f64::total_cmp);
     let median = quantile(&sorted, 0.5);
-    let outliers = outliers_of(&idx, xs, median);
+    let outliers = super::outliers::flagged(&idx, xs);
     let (gmean, gci_lo, gci_hi) = log_interval(&vals);
     let min = sorted[0];
     let max = sorted[n - 1];
@@ -271,16 +244,12 @@ mod tests {
         assert_eq!(d.outliers, vec![4]);
         assert_eq!(d.n, 5);
         assert_eq!(d.max, 30.0);
-        // Five ordinary noisy runs: Tukey's fences would flag both ends, this rule none.
+        // Five ordinary noisy runs: nothing flagged.
         let d = describe(&[92.2, 103.1, 103.7, 109.0, 119.9]).unwrap();
         assert!(d.outliers.is_empty(), "{:?}", d.outliers);
-        // Equal runs but one: the MAD is 0 and the mean absolute deviation stands in.
         let d = describe(&[5.0, 5.0, 5.0, 5.0, 5.0, 9.0]).unwrap();
         assert_eq!(d.outliers, vec![5]);
-        assert!(
-            describe(&[1.0, 2.0, 10.0]).unwrap().outliers.is_empty(),
-            "n < 5"
-        );
+        assert!(describe(&[1.0, 2.0, 10.0]).unwrap().outliers.is_empty());
     }
 
     #[test]

@@ -257,7 +257,7 @@ fn table_rows(p: &Panel) -> Vec<[String; 8]> {
 }
 
 /// The claims table: the claim, the seed's figure, the engine, the measured figure with its
-/// 95 % CI, the verdict. The claim's text and seed figure are on its first row only.
+/// anytime-valid 95 % CI, the verdict. The claim's text and seed figure are on its first row only.
 fn claim_rows(input: &Input) -> Vec<[String; 5]> {
     let claims = &input.expanded.plan.claim;
     let notes = engine_notes(input.expanded, input.records);
@@ -285,7 +285,11 @@ fn claim_rows(input: &Input) -> Vec<[String; 5]> {
             },
             if first { c.seed_text() } else { String::new() },
             noted(&o.engine),
-            o.figure.clone(),
+            if o.note.is_empty() {
+                o.figure.clone()
+            } else {
+                format!("{}; {}", o.figure, o.note)
+            },
             o.verdict.text().to_string(),
         ]);
     }
