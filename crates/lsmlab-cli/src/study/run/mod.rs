@@ -3,6 +3,7 @@
 //! series and `result.json` with the figures parsed from the outputs. Also joins the results
 //! directories of shards into one.
 
+pub mod audit;
 pub mod engines;
 pub mod environment;
 pub mod estimate;
