@@ -55,6 +55,10 @@ pub enum Command {
         /// Exit non-zero when a claim of the plan is not reproduced.
         #[arg(long)]
         check_claims: bool,
+        /// Draw the report even when runs of the plan are missing (they are named in its
+        /// setup); without it a directory with missing runs is refused, naming them.
+        #[arg(long)]
+        allow_missing: bool,
     },
     /// Join the result directories of the shards of one plan
     Merge {

@@ -29,7 +29,11 @@ pub fn run(args: &[String]) -> CliResult<()> {
         Command::Check(p) => inspect::check_main(&p.args),
         Command::Dump(p) => inspect::dump::main(&p.args),
         Command::Run(a) => study::commands::run_main(&a),
-        Command::Report { dir, check_claims } => study::commands::report_main(&dir, check_claims),
+        Command::Report {
+            dir,
+            check_claims,
+            allow_missing,
+        } => study::commands::report_main(&dir, check_claims, allow_missing),
         Command::Compare {
             baseline,
             candidate,

@@ -48,8 +48,7 @@ fn runs_set(dir: &Path) -> (Pairs, Pairs) {
     for line in text.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
         let (run, metric, value) = (f[1], f[f.len() - 2], f[f.len() - 1]);
-        // Process figures depend on how many once-a-second samples a run lived to see (a run
-        // shorter than a second has no CPU interval): timing, not results.
+        // Process figures are the kernel's, but their values are timing, not results.
         if metric.starts_with("process.") {
             continue;
         }
@@ -130,7 +129,22 @@ fn a_study_writes_its_results_directory() {
         "readrandom.p99_us".to_string()
     )));
     let rows = std::fs::read_to_string(out.join("runs.csv")).unwrap();
-    assert!(rows.contains(",process.rss_peak_mb,"), "{rows}");
+    // The kernel's figures of every run, however short: a peak of at least a MiB, CPU spent.
+    for metric in [
+        "process.rss_peak_mb",
+        "process.cpu_user_s",
+        "readrandom.rss_peak_mb",
+        "readrandom.cpu_us_per_op",
+    ] {
+        let values: Vec<f64> = rows
+            .lines()
+            .filter(|l| l.contains(&format!(",{metric},")))
+            .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(values.len(), 4, "{metric}: {rows}");
+        let least = if metric.ends_with("_mb") { 1.0 } else { 0.0 };
+        assert!(values.iter().all(|&v| v > least), "{metric}: {values:?}");
+    }
     assert_eq!(found.len(), 4);
     let compare = std::fs::read_to_string(out.join("compare.csv")).unwrap();
     assert!(
@@ -148,6 +162,76 @@ fn a_study_writes_its_results_directory() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.trim().ends_with("report.html"));
     assert!(out.join("report.html").is_file());
+}
+
+#[test]
+fn report_checks_the_runs_it_reads_against_the_plan() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let out = tmp.path().join("out");
+    assert_eq!(lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]).0, 0);
+    let dir = out.to_str().unwrap();
+    let runs = out.join("runs");
+    let record = |id: &str| runs.join(id).join("result.json");
+    // A run being built is not a run, even with a result.json in it.
+    let gone = "c001-lsmlab-r1";
+    std::fs::rename(runs.join(gone), runs.join(format!("{gone}.partial"))).unwrap();
+    let (code, _, stderr) = lsmlab(&["report", dir]);
+    assert_ne!(code, 0);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("1 run of the plan is missing: c001-lsmlab-r1"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = lsmlab(&["report", dir, "--allow-missing"]);
+    assert_eq!(code, 0, "{stderr}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("1 of 4 runs of the plan missing (drawn with --allow-missing): c001-lsmlab-r1"),
+        "{md}"
+    );
+    std::fs::rename(runs.join(format!("{gone}.partial")), runs.join(gone)).unwrap();
+    assert_eq!(lsmlab(&["report", dir]).0, 0);
+    // A record that does not belong where it is, or to the plan, is refused by its file.
+    let good = std::fs::read_to_string(record("c000-lsmlab-r0")).unwrap();
+    for (from, to, expect) in [
+        (
+            "\"cell\": 0,",
+            "\"cell\": 99999999999,",
+            "is not a cell of plan.json",
+        ),
+        (
+            "\"id\": \"c000-lsmlab-r0\"",
+            "\"id\": \"c000-lsmlab-r1\"",
+            "is not its directory's name",
+        ),
+        ("\"rep\": 0,", "\"rep\": 1,", "does not match its cell"),
+        (
+            "\"engine\": \"lsmlab\"",
+            "\"engine\": \"rocksdb\"",
+            "is not an engine of plan.json",
+        ),
+    ] {
+        assert!(good.contains(from), "{from}: {good}");
+        std::fs::write(record("c000-lsmlab-r0"), good.replace(from, to)).unwrap();
+        let (code, _, stderr) = lsmlab(&["report", dir]);
+        assert_ne!(code, 0, "{to}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("c000-lsmlab-r0/result.json") && stderr.contains(expect),
+            "{to}: {stderr}"
+        );
+    }
+    // Not UTF-8 is not skipped.
+    let mut bytes = good.clone().into_bytes();
+    bytes.push(0xff);
+    std::fs::write(record("c000-lsmlab-r0"), bytes).unwrap();
+    let (code, _, stderr) = lsmlab(&["report", dir]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("c000-lsmlab-r0/result.json: not UTF-8"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -339,7 +423,15 @@ fn merge_refuses_missing_and_duplicate_runs_and_renumbers_the_order() {
             .join("runs")
             .join(format!("c001-lsmlab-r{rep}"));
         std::fs::create_dir_all(&dup).unwrap();
-        std::fs::copy(run.join("result.json"), dup.join("result.json")).unwrap();
+        // Shard 1's runs, made from shard 0's: a record names its own run, cell and axes.
+        let mut rec: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("result.json")).unwrap())
+                .unwrap();
+        rec["id"] = serde_json::Value::from(format!("c001-lsmlab-r{rep}"));
+        rec["cell"] = serde_json::Value::from(1);
+        rec["rep"] = serde_json::Value::from(rep);
+        rec["axes"] = other["cells"][1]["values"].clone();
+        std::fs::write(dup.join("result.json"), rec.to_string()).unwrap();
     }
     let (code, _, stderr) = lsmlab(&["merge", "--out", &out("m4"), &s0, &copy]);
     assert_eq!(code, 0, "{stderr}");

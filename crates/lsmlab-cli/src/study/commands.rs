@@ -10,7 +10,7 @@ use super::render::document;
 use super::run::estimate::guess_seconds;
 use super::run::expanded::{fingerprint, EngineRecord, Expanded};
 use super::run::utc::utc_stamp;
-use super::run::{engines, environment, load, merge, results, runner, shard, steps};
+use super::run::{audit, engines, environment, load, merge, results, runner, shard, steps};
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
 use engines::Engine;
@@ -473,8 +473,15 @@ impl Finished {
     }
 }
 
-/// Writes runs.csv, summary and comparisons, claims, plots and the report.
+/// Writes runs.csv, summary and comparisons, claims, plots and the report; refuses a directory
+/// with runs of its plan missing.
 pub fn finish(dir: &Path) -> CliResult<Finished> {
+    finish_allowing(dir, false)
+}
+
+/// `finish`, drawing a directory with runs missing when `allow_missing` (the report's setup
+/// names them).
+pub fn finish_allowing(dir: &Path, allow_missing: bool) -> CliResult<Finished> {
     let expanded: Expanded = serde_json::from_str(
         &std::fs::read_to_string(dir.join("plan.json")).map_err(|e| {
             CliError::new(format!("{}: not a results directory ({e})", dir.display()))
@@ -486,6 +493,10 @@ pub fn finish(dir: &Path) -> CliResult<Finished> {
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
     let records = results::load_all(dir)?;
+    let missing = audit::check(dir, &expanded, &records)?;
+    if !missing.is_empty() && !allow_missing {
+        return Err(audit::missing_error(dir, &missing));
+    }
     write(
         &dir.join("runs.csv"),
         &results::runs_csv(&records, &expanded.axes),
@@ -541,13 +552,14 @@ pub fn finish(dir: &Path) -> CliResult<Finished> {
 }
 
 /// `lsmlab report DIR`.
-pub fn report_main(dir: &Path, check_claims: bool) -> CliResult<()> {
-    finish(dir)?.conclude(check_claims)
+pub fn report_main(dir: &Path, check_claims: bool, allow_missing: bool) -> CliResult<()> {
+    finish_allowing(dir, allow_missing)?.conclude(check_claims)
 }
 
 /// `lsmlab merge DIR... --out OUT`.
 pub fn merge_main(dirs: &[PathBuf], out: &Path, opts: merge::MergeOptions) -> CliResult<()> {
     std::fs::create_dir_all(out).map_err(|e| CliError::new(format!("{}: {e}", out.display())))?;
+    let opts_allow_missing = opts.allow_missing;
     let (record, warnings) = merge::merge(dirs, out, opts)?;
     for w in warnings {
         eprintln!("warning: {w}");
@@ -565,5 +577,5 @@ pub fn merge_main(dirs: &[PathBuf], out: &Path, opts: merge::MergeOptions) -> Cl
             format!("; {} runs missing", record.missing.len())
         }
     );
-    finish(out)?.conclude(false)
+    finish_allowing(out, opts_allow_missing)?.conclude(false)
 }

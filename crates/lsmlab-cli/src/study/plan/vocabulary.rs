@@ -104,9 +104,13 @@ const LSMLAB: &[&str] = &[
     "level0_floated_files",
     "level0_flushed_files",
 ];
+/// Per step, from the kernel's figures of its process.
+const STEP_PROCESS: &[&str] = &["cpu_s", "rss_peak_mb", "cpu_us_per_op"];
 /// Figures of every run.
 const RUN: &[&str] = &[
     "process.rss_peak_mb",
+    "process.cpu_user_s",
+    "process.cpu_sys_s",
     "process.cpu_mean_pct",
     "process.disk_read_mb",
     "process.disk_write_mb",
@@ -229,6 +233,7 @@ pub fn metrics(plan: &Plan) -> (Vec<String>, Vec<String>) {
                 }
             }
         }
+        out.extend(STEP_PROCESS.iter().map(|s| format!("{label}.{s}")));
     }
     runs.extend(RUN.iter().map(|s| s.to_string()));
     (runs, load)
@@ -338,6 +343,9 @@ mod tests {
             "case2.get.p99_us",
             "fillrandom.lsmlab.write_amp",
             "process.rss_peak_mb",
+            "process.cpu_user_s",
+            "fillrandom+readrandom.cpu_us_per_op",
+            "case2.rss_peak_mb",
         ] {
             assert!(runs.iter().any(|r| r == m), "{m}");
         }

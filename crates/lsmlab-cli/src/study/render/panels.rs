@@ -273,12 +273,24 @@ fn title_and_scale(f: &Figure, metric: &str, rest: &str, series: &[Series]) -> (
     (title, log_y)
 }
 
+/// Fewer once-a-second samples than this make no line worth reading (a run of a few seconds).
+const MIN_SERIES_SAMPLES: usize = 5;
+
+fn short_note(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        1 => format!("; 1 run with fewer than {MIN_SERIES_SAMPLES} samples not drawn"),
+        n => format!("; {n} runs with fewer than {MIN_SERIES_SAMPLES} samples not drawn"),
+    }
+}
+
 /// A time series chart of `metric` (a column of timeseries.csv: cpu_pct, rss_bytes, read_bytes,
 /// write_bytes) for repetition 0 of every cell and engine.
 pub fn timeseries(f: &Figure, dir: &Path, ids: &[(String, String)]) -> Vec<Chart> {
     let mut out = Vec::new();
     for metric in &f.metrics {
         let mut series = Vec::new();
+        let mut too_short = 0;
         for (id, label) in ids {
             let Ok(text) =
                 std::fs::read_to_string(dir.join("runs").join(id).join("timeseries.csv"))
@@ -323,12 +335,14 @@ pub fn timeseries(f: &Figure, dir: &Path, ids: &[(String, String)]) -> Vec<Chart
                     runs: Vec::new(),
                 });
             }
-            if !points.is_empty() {
-                series.push(Series {
-                    name: label.clone(),
-                    points,
-                });
+            if points.len() < MIN_SERIES_SAMPLES {
+                too_short += 1;
+                continue;
             }
+            series.push(Series {
+                name: label.clone(),
+                points,
+            });
         }
         let unit = if metric.ends_with("bytes") {
             format!("{} (MiB)", metric.trim_end_matches("_bytes"))
@@ -336,7 +350,11 @@ pub fn timeseries(f: &Figure, dir: &Path, ids: &[(String, String)]) -> Vec<Chart
             metric.clone()
         };
         out.push(Chart {
-            title: format!("{} — {unit} over time (repetition 0)", f.title),
+            title: format!(
+                "{} — {unit} over time (repetition 0){}",
+                f.title,
+                short_note(too_short)
+            ),
             x_label: "seconds".into(),
             y_label: unit,
             categories: None,
@@ -517,6 +535,37 @@ mod tests {
         assert_eq!(
             p[0].chart.categories.as_deref(),
             Some(&["0".to_string(), "1".into(), "2".into()][..])
+        );
+    }
+
+    #[test]
+    fn a_time_series_of_fewer_than_five_samples_is_not_a_line() {
+        let dir = tempfile::tempdir().unwrap();
+        for (id, samples) in [("short", 2), ("long", 6)] {
+            let run = dir.path().join("runs").join(id);
+            std::fs::create_dir_all(&run).unwrap();
+            let mut text = String::from("step,t,cpu_pct,rss_bytes,read_bytes,write_bytes\n");
+            for t in 0..samples {
+                text.push_str(&format!("0,{t}.0,50.0,{},0,0\n", (t + 1) << 20));
+            }
+            std::fs::write(run.join("timeseries.csv"), text).unwrap();
+        }
+        let f: Figure =
+            toml::from_str("title = \"t\"\nkind = \"timeseries\"\nmetrics = [\"rss_bytes\"]\n")
+                .unwrap();
+        let ids = [
+            ("short".to_string(), "a".to_string()),
+            ("long".to_string(), "b".to_string()),
+        ];
+        let charts = timeseries(&f, dir.path(), &ids);
+        assert_eq!(charts.len(), 1);
+        let names: Vec<&str> = charts[0].series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["b"]);
+        assert_eq!(charts[0].series[0].points.len(), 6);
+        assert!(
+            charts[0].title.contains("1 run with fewer than 5 samples"),
+            "{}",
+            charts[0].title
         );
     }
 }

@@ -18,6 +18,7 @@ pub fn setup_rows(
 ) -> Vec<(String, String)> {
     let mut setup = study_rows(x, env, records);
     setup.extend(merge_row(dir));
+    setup.extend(missing_row(dir, x, records));
     setup.extend(load_row(x, records));
     setup.extend(time_rows(env, records));
     setup.extend(machine_rows(env));
@@ -92,6 +93,33 @@ fn study_rows(x: &Expanded, env: &Environment, records: &[RunRecord]) -> Vec<(St
         ),
         ("flags".into(), flags.join(" ")),
     ]
+}
+
+/// The plan's runs that have no record, when `report --allow-missing` draws without them (a
+/// merged study names its own in the shards row).
+fn missing_row(dir: &Path, x: &Expanded, records: &[RunRecord]) -> Option<(String, String)> {
+    if dir.join("merge.json").is_file() {
+        return None;
+    }
+    let present: std::collections::BTreeSet<&str> = records.iter().map(|r| r.id.as_str()).collect();
+    let missing: Vec<&str> = x
+        .order
+        .iter()
+        .map(String::as_str)
+        .filter(|id| !present.contains(id))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    Some((
+        "missing runs".into(),
+        format!(
+            "{} of {} runs of the plan missing (drawn with --allow-missing): {}",
+            missing.len(),
+            x.order.len(),
+            missing.join(", ")
+        ),
+    ))
 }
 
 /// A merged study says how it was split, and what it lacks (`lsmlab merge`).

@@ -1,9 +1,8 @@
 //! The figures of one run, named and computed the same way for every engine (see the metric
 //! table in docs/studies.md): from the parsed db_bench-format output, the engine's JSON where it
-//! has more (lsmlab), the /proc samples, and the database directory.
+//! has more (lsmlab), the kernel's figures of each step's process (`process`), and the database directory.
 
 use super::output::{Histogram, Output};
-use super::sampler::Sample;
 use crate::study::plan::vocabulary::SIM;
 use std::collections::BTreeMap;
 
@@ -262,29 +261,6 @@ pub fn from_lsmlab_json(m: &mut Metrics, step_label: &str, doc: &serde_json::Val
             );
         }
     }
-}
-
-/// Process figures of one run's steps: peak RSS, mean CPU %, device bytes, wall time.
-pub fn from_samples(m: &mut Metrics, steps: &[Vec<Sample>], wall_s: f64) {
-    let all = steps.iter().flatten();
-    let peak = all.clone().map(|s| s.rss_bytes).max().unwrap_or(0);
-    let mb = 1024.0 * 1024.0;
-    if peak > 0 {
-        m.insert("process.rss_peak_mb".into(), peak as f64 / mb);
-    }
-    let cpu: Vec<f64> = all.filter(|s| s.t > 0.0).map(|s| s.cpu_pct).collect();
-    if !cpu.is_empty() {
-        m.insert(
-            "process.cpu_mean_pct".into(),
-            cpu.iter().sum::<f64>() / cpu.len() as f64,
-        );
-    }
-    let last = |f: fn(&Sample) -> u64| -> f64 {
-        steps.iter().filter_map(|s| s.last().map(f)).sum::<u64>() as f64 / mb
-    };
-    m.insert("process.disk_read_mb".into(), last(|s| s.read_bytes));
-    m.insert("process.disk_write_mb".into(), last(|s| s.write_bytes));
-    m.insert("process.wall_s".into(), wall_s);
 }
 
 /// Bytes under `dir` (files only), for the DB size after a run.

@@ -3,6 +3,7 @@
 //! series and `result.json` with the figures parsed from the outputs. Also joins the results
 //! directories of shards into one.
 
+pub mod audit;
 pub mod engines;
 pub mod environment;
 pub mod estimate;
@@ -11,8 +12,10 @@ pub mod load;
 pub mod merge;
 pub mod metrics;
 pub mod output;
+pub mod process;
 pub mod results;
 pub mod runner;
+pub mod rusage;
 pub mod sampler;
 pub mod shard;
 pub mod steps;

@@ -60,6 +60,8 @@ pub struct Summary {
     pub ops_per_sec: Option<f64>,
     /// MB/s, when printed.
     pub mb_per_sec: Option<f64>,
+    /// `N operations`, when printed (RocksDB and lsmlab; LevelDB prints none).
+    pub operations: Option<f64>,
     /// The trailing message, e.g. `(1284 of 2000 found)`.
     pub message: String,
     /// Histograms printed after the line.
@@ -116,6 +118,7 @@ fn summary_line(line: &str) -> Option<Summary> {
                 seen_micros = true;
             }
             "ops/sec" => s.ops_per_sec = prev,
+            "operations" => s.operations = prev,
             "MB/s" => {
                 s.mb_per_sec = prev;
                 msg_from = Some(i + 1);

@@ -71,21 +71,47 @@ pub fn finished(dir: &Path, id: &str) -> Option<RunRecord> {
     (rec.status == "ok").then_some(rec)
 }
 
-/// Every run record of the directory, sorted by id.
+/// Every run record of the directory, sorted by id. A run still being built
+/// (`runs/ID.partial/`) is not a run; a `result.json` that cannot be read (not UTF-8 included)
+/// or parsed, or whose id is not its directory's name, is refused by name.
 pub fn load_all(dir: &Path) -> CliResult<Vec<RunRecord>> {
     let runs = dir.join("runs");
     let mut out = Vec::new();
     let rd = match std::fs::read_dir(&runs) {
         Ok(rd) => rd,
-        Err(_) => return Ok(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(CliError::new(format!("{}: {e}", runs.display()))),
     };
-    for e in rd.flatten() {
-        let p = e.path().join("result.json");
-        if let Ok(text) = std::fs::read_to_string(&p) {
-            let rec: RunRecord = serde_json::from_str(&text)
-                .map_err(|e| CliError::new(format!("{}: {e}", p.display())))?;
-            out.push(rec);
+    for e in rd {
+        let e = e.map_err(|e| CliError::new(format!("{}: {e}", runs.display())))?;
+        let name = e.file_name();
+        let Some(name) = name.to_str() else {
+            return Err(CliError::new(format!(
+                "{}: not a run directory name (not UTF-8)",
+                e.path().display()
+            )));
+        };
+        if name.ends_with(".partial") {
+            continue;
         }
+        let p = e.path().join("result.json");
+        let text = match std::fs::read(&p) {
+            Ok(bytes) => String::from_utf8(bytes)
+                .map_err(|_| CliError::new(format!("{}: not UTF-8", p.display())))?,
+            // A run that failed before its record was written has none.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(CliError::new(format!("{}: {e}", p.display()))),
+        };
+        let rec: RunRecord = serde_json::from_str(&text)
+            .map_err(|e| CliError::new(format!("{}: {e}", p.display())))?;
+        if rec.id != name {
+            return Err(CliError::new(format!(
+                "{}: id {:?} is not its directory's name {name:?}",
+                p.display(),
+                rec.id
+            )));
+        }
+        out.push(rec);
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(out)
@@ -221,5 +247,48 @@ mod tests {
         std::fs::write(run_dir(d.path(), "x").join("result.json"), "{").unwrap();
         assert!(finished(d.path(), "x").is_none());
         assert!(load_all(d.path()).is_err());
+    }
+
+    #[test]
+    fn partial_runs_are_not_runs_and_damaged_records_are_refused_by_name() {
+        let d = tempfile::tempdir().unwrap();
+        let rec = RunRecord {
+            schema: SCHEMA_VERSION,
+            id: "c000-lsmlab-r0".into(),
+            cell: 0,
+            axes: Vec::new(),
+            engine: "lsmlab".into(),
+            rep: 0,
+            order: 0,
+            status: "ok".into(),
+            error: String::new(),
+            engine_version: String::new(),
+            load: String::new(),
+            started: String::new(),
+            ended: String::new(),
+            load_average: None,
+            slow_build: Vec::new(),
+            metrics: Metrics::new(),
+        };
+        let text = serde_json::to_string(&rec).unwrap();
+        for id in ["c000-lsmlab-r0", "c000-lsmlab-r1.partial"] {
+            std::fs::create_dir_all(run_dir(d.path(), id)).unwrap();
+            std::fs::write(run_dir(d.path(), id).join("result.json"), &text).unwrap();
+        }
+        let all = load_all(d.path()).unwrap();
+        assert_eq!(all.len(), 1, "a .partial run is never counted");
+        // A record under another run's name.
+        std::fs::create_dir_all(run_dir(d.path(), "c000-lsmlab-r2")).unwrap();
+        let other = run_dir(d.path(), "c000-lsmlab-r2").join("result.json");
+        std::fs::write(&other, &text).unwrap();
+        let e = load_all(d.path()).unwrap_err();
+        assert!(
+            e.0.contains("c000-lsmlab-r2/result.json") && e.0.contains("not its directory"),
+            "{e}"
+        );
+        // Not UTF-8.
+        std::fs::write(&other, b"{\"id\": \"\xff\"}").unwrap();
+        let e = load_all(d.path()).unwrap_err();
+        assert!(e.0.contains("c000-lsmlab-r2/result.json: not UTF-8"), "{e}");
     }
 }

@@ -4,6 +4,7 @@
 
 use super::load::{self, Loads};
 use super::metrics::{self, Metrics};
+use super::process;
 use super::results::{self, RunRecord};
 use super::steps::{engine_named, io_err, run_steps, Context, StepsOutcome, TIMESERIES_HEADER};
 use super::utc::utc_stamp;
@@ -60,7 +61,7 @@ fn execute(
         engine_version: String::new(),
         slow_build: Vec::new(),
         metrics: Metrics::new(),
-        series: Vec::new(),
+        usage: Vec::new(),
         timeseries: String::new(),
     };
     if rec.status == "ok" {
@@ -92,7 +93,7 @@ fn execute(
             metrics::dir_bytes(&db) as f64 / (1024.0 * 1024.0),
         );
     }
-    metrics::from_samples(&mut rec.metrics, &o.series, started.elapsed().as_secs_f64());
+    process::from_run(&mut rec.metrics, &o.usage, started.elapsed().as_secs_f64());
     std::fs::write(
         tmp.join("timeseries.csv"),
         String::from(TIMESERIES_HEADER) + &o.timeseries,

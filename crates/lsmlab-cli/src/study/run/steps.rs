@@ -4,6 +4,8 @@
 use super::engines::{step_settings, Engine, Kind};
 use super::metrics::{self, Metrics};
 use super::output;
+use super::process;
+use super::rusage::{self, Usage};
 use super::sampler::{Sample, Sampler};
 use crate::error::{CliError, CliResult};
 use crate::study::plan::matrix::Cell;
@@ -30,13 +32,14 @@ pub(crate) fn io_err(what: &Path, e: std::io::Error) -> CliError {
     CliError::new(format!("{}: {e}", what.display()))
 }
 
-/// Runs one child to completion, sampling it; returns its exit status and samples.
-fn run_child(
+/// Runs one child to completion, sampling it; returns its exit status, samples and the
+/// kernel's figures of it.
+pub(crate) fn run_child(
     binary: &str,
     args: &[String],
     stdout: &Path,
     stderr: &Path,
-) -> CliResult<(std::process::ExitStatus, Vec<Sample>)> {
+) -> CliResult<(std::process::ExitStatus, Vec<Sample>, Usage)> {
     let out = std::fs::File::create(stdout).map_err(|e| io_err(stdout, e))?;
     let err = std::fs::File::create(stderr).map_err(|e| io_err(stderr, e))?;
     let mut cmd = Command::new(binary);
@@ -61,18 +64,17 @@ fn run_child(
             Ok(())
         });
     }
-    let mut child = cmd
+    let child = cmd
         .spawn()
         .map_err(|e| CliError::new(format!("cannot start {binary}: {e}")))?;
     let mut sampler = Sampler::new(child.id());
     sampler.sample();
     let mut next = Instant::now() + Duration::from_secs(1);
     loop {
-        if let Some(status) = child
-            .try_wait()
+        if let Some((status, usage)) = rusage::try_wait(&child)
             .map_err(|e| CliError::new(format!("waiting for {binary}: {e}")))?
         {
-            return Ok((status, sampler.samples));
+            return Ok((status, sampler.samples, usage));
         }
         if Instant::now() >= next {
             sampler.sample();
@@ -102,8 +104,8 @@ pub struct StepsOutcome {
     pub slow_build: Vec<String>,
     /// The figures of the steps.
     pub metrics: Metrics,
-    /// The samples of each step.
-    pub series: Vec<Vec<Sample>>,
+    /// The kernel's figures of each step's process.
+    pub usage: Vec<Usage>,
     /// `timeseries.csv` rows (`step,t,cpu_pct,rss_bytes,read_bytes,write_bytes`).
     pub timeseries: String,
 }
@@ -126,7 +128,7 @@ pub fn run_steps(
         engine_version: String::new(),
         slow_build: Vec::new(),
         metrics: Metrics::new(),
-        series: Vec::new(),
+        usage: Vec::new(),
         timeseries: String::new(),
     };
     for i in steps {
@@ -144,14 +146,14 @@ pub fn run_steps(
             out.join(format!("step{i}.stdout")),
             out.join(format!("step{i}.stderr")),
         );
-        let (status, samples) = run_child(&engine.binary, &args, &so, &se)?;
+        let (status, samples, usage) = run_child(&engine.binary, &args, &so, &se)?;
         for s in &samples {
             o.timeseries.push_str(&format!(
                 "{i},{:.3},{:.1},{},{},{}\n",
                 s.t, s.cpu_pct, s.rss_bytes, s.read_bytes, s.write_bytes
             ));
         }
-        o.series.push(samples);
+        o.usage.push(usage);
         let stdout = std::fs::read_to_string(&so).unwrap_or_default();
         let stderr = std::fs::read_to_string(&se).unwrap_or_default();
         if !status.success() {
@@ -188,13 +190,14 @@ pub fn run_steps(
             .and_then(|(_, v)| v.parse::<f64>().ok())
             .unwrap_or(1.0);
         metrics::from_bench_output(&mut o.metrics, &label, &parsed, threads);
-        if engine.kind == Kind::Lsmlab {
-            if let Ok(text) = std::fs::read_to_string(&json) {
-                if let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) {
-                    metrics::from_lsmlab_json(&mut o.metrics, &label, &doc);
-                }
-            }
+        let doc = std::fs::read_to_string(&json)
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
+        if let (Kind::Lsmlab, Some(doc)) = (engine.kind, &doc) {
+            metrics::from_lsmlab_json(&mut o.metrics, &label, doc);
         }
+        let ops = process::operations(&parsed, doc.as_ref());
+        process::from_step(&mut o.metrics, &label, &usage, ops);
         if step.kind(i)? != StepKind::Settle
             && parsed.benchmarks.is_empty()
             && !matches!(step.kind(i)?, StepKind::YcsbLoad | StepKind::YcsbRun)
