@@ -2,7 +2,7 @@
 //! (the report again from a results directory) and `lsmlab merge` (shards joined, then reported).
 //! The only place that uses every stage.
 
-use super::analyse::{summary, verdicts};
+use super::analyse::{open_claims, summary, verdicts};
 use super::plan::limits;
 use super::plan::matrix;
 use super::plan::spec::Plan;
@@ -505,11 +505,17 @@ pub fn finish(dir: &Path) -> CliResult<Finished> {
         expanded.plan.compare.as_deref(),
     );
     write(&dir.join("compare.csv"), &summary::compare_csv(&compare))?;
-    let outcomes = verdicts::evaluate(
+    let mut outcomes = verdicts::evaluate(
         &expanded.plan.claim,
         &expanded.cells,
         &engine_names,
         &records,
+    );
+    open_claims::annotate(
+        &expanded.plan.claim,
+        &expanded.cells,
+        &records,
+        &mut outcomes,
     );
     if !expanded.plan.claim.is_empty() {
         write(

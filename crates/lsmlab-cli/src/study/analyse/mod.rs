@@ -5,6 +5,7 @@
 
 pub mod anytime;
 pub mod findings;
+pub mod open_claims;
 pub mod outliers;
 pub mod regression;
 pub mod statistics;

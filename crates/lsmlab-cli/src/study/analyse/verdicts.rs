@@ -75,6 +75,14 @@ pub struct Outcome {
     pub ci_hi: f64,
     /// Pairs (ratios) or runs (metrics) behind it.
     pub n: usize,
+    /// On an inconclusive verdict: what its CI already excludes and what deciding it would
+    /// take (`open_claims::annotate`); empty otherwise.
+    #[serde(default)]
+    pub note: String,
+    /// On an inconclusive verdict: the further repetitions of the claim's cells projected to
+    /// decide it at the observed spread (`None`: decided, or out of reach).
+    #[serde(default)]
+    pub more_repetitions: Option<usize>,
 }
 
 /// Values of (cell, engine, metric) by repetition.
@@ -92,7 +100,7 @@ fn values(records: &[RunRecord]) -> Values {
     out
 }
 
-fn matches(cell: &Cell, r#where: &Table) -> bool {
+pub(crate) fn matches(cell: &Cell, r#where: &Table) -> bool {
     r#where.iter().all(|(k, v)| {
         let have = cell.get(k).unwrap_or("");
         match v.as_array() {
@@ -186,6 +194,8 @@ fn no_data(claim: usize, engine: &str, why: String) -> Outcome {
         ci_lo: f64::NAN,
         ci_hi: f64::NAN,
         n: 0,
+        note: String::new(),
+        more_repetitions: None,
     }
 }
 
@@ -199,6 +209,8 @@ fn from_ratio(claim: usize, engine: &str, r: Ratio, v: Verdict, figure: String) 
         ci_lo: r.ci_lo,
         ci_hi: r.ci_hi,
         n: r.n,
+        note: String::new(),
+        more_repetitions: None,
     }
 }
 
@@ -419,6 +431,8 @@ fn crossover(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
             ci_lo: q.as_ref().map_or(f64::NAN, |q| q.ci_lo),
             ci_hi: q.as_ref().map_or(f64::NAN, |q| q.ci_hi),
             n: q.as_ref().map_or(0, |q| q.n),
+            note: String::new(),
+            more_repetitions: None,
         });
     }
     out
@@ -494,6 +508,8 @@ fn metric_value(scope: &Scope) -> Vec<Outcome> {
                     ci_lo: d.ci_lo,
                     ci_hi: d.ci_hi,
                     n: d.n,
+                    note: String::new(),
+                    more_repetitions: None,
                 });
             }
             None => out.push(no_data(ci, e, format!("{e} produced no {}", c.metric))),
@@ -535,7 +551,7 @@ pub fn failures(claims: &[Claim], outcomes: &[Outcome]) -> Vec<String> {
 
 /// `claims.csv`: one row per claim and engine.
 pub fn claims_csv(claims: &[Claim], outcomes: &[Outcome]) -> String {
-    let mut out = "claim,metric,claim_text,seed,engine,estimate,ci95_lo,ci95_hi,n,verdict,figure\n"
+    let mut out = "claim,metric,claim_text,seed,engine,estimate,ci95_lo,ci95_hi,n,verdict,figure,more_repetitions,note\n"
         .to_string();
     for o in outcomes {
         let Some(c) = claims.get(o.claim) else {
@@ -553,6 +569,8 @@ pub fn claims_csv(claims: &[Claim], outcomes: &[Outcome]) -> String {
             o.n.to_string(),
             o.verdict.text().to_string(),
             o.figure.clone(),
+            o.more_repetitions.map_or(String::new(), |r| r.to_string()),
+            o.note.clone(),
         ]));
         out.push('\n');
     }

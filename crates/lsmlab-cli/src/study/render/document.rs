@@ -285,7 +285,11 @@ fn claim_rows(input: &Input) -> Vec<[String; 5]> {
             },
             if first { c.seed_text() } else { String::new() },
             noted(&o.engine),
-            o.figure.clone(),
+            if o.note.is_empty() {
+                o.figure.clone()
+            } else {
+                format!("{}; {}", o.figure, o.note)
+            },
             o.verdict.text().to_string(),
         ]);
     }
