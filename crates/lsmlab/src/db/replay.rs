@@ -130,43 +130,7 @@ pub(crate) fn replay_wals(
             match reader.outcome() {
                 ReadOutcome::Clean => break,
                 ReadOutcome::TornTail { offset, truncated } => {
-                    // A whole record is not what an interrupted append leaves: it may be an
-                    // acknowledged write, so it is counted and its WAL kept, never ignored.
-                    if !truncated {
-                        report.dropped_records += 1;
-                        report.failed_last_records.push((path.clone(), offset));
-                    }
-                    if report.stopped.is_none() {
-                        match mode {
-                            WalRecoveryMode::AbsoluteConsistency => {
-                                return Err(Error::corruption(
-                                    &path,
-                                    offset,
-                                    if truncated {
-                                        "WAL ends in an incomplete record (absolute consistency)"
-                                    } else {
-                                        "WAL's last record fails its checksum (absolute consistency)"
-                                    },
-                                ))
-                            }
-                            // A torn tail ends this WAL; the next one goes on.
-                            WalRecoveryMode::SkipAnyCorruptedRecords => {}
-                            // A crash leaves the end of any WAL not yet synced torn — older
-                            // WALs are synced only by a later `sync` write, so they may be
-                            // torn too. Stopping here keeps the state a prefix of the writes
-                            // (no later synced write is lost: it synced the older WALs first).
-                            _ if truncated => {
-                                report.stopped =
-                                    Some(format!("torn tail ({} at {offset})", path.display()));
-                            }
-                            _ => {
-                                report.stopped = Some(format!(
-                                    "the last record is whole but fails its checksum ({} at {offset})",
-                                    path.display()
-                                ));
-                            }
-                        }
-                    }
+                    torn_tail(report, mode, &path, offset, truncated)?
                 }
                 ReadOutcome::Corruption {
                     file,
@@ -206,6 +170,55 @@ pub(crate) fn replay_wals(
         flush_recovered(env, dir, opts, versions, edit, &mem)?;
     }
     Ok(last_seq)
+}
+
+/// Judges a WAL's torn tail at `offset`. A whole record that fails its checksum is not what an
+/// interrupted append leaves: it may be an acknowledged write, so it is counted and its WAL
+/// kept, never ignored.
+fn torn_tail(
+    report: &mut RecoveryReport,
+    mode: WalRecoveryMode,
+    path: &Path,
+    offset: u64,
+    truncated: bool,
+) -> Result<()> {
+    if !truncated {
+        report.dropped_records += 1;
+        report
+            .failed_last_records
+            .push((path.to_path_buf(), offset));
+    }
+    if report.stopped.is_some() {
+        return Ok(());
+    }
+    match mode {
+        WalRecoveryMode::AbsoluteConsistency => {
+            return Err(Error::corruption(
+                path,
+                offset,
+                if truncated {
+                    "WAL ends in an incomplete record (absolute consistency)"
+                } else {
+                    "WAL's last record fails its checksum (absolute consistency)"
+                },
+            ))
+        }
+        // A torn tail ends this WAL; the next one goes on.
+        WalRecoveryMode::SkipAnyCorruptedRecords => {}
+        // A crash leaves the end of any WAL not yet synced torn — older WALs are synced only
+        // by a later `sync` write, so they may be torn too. Stopping here keeps the state a
+        // prefix of the writes (no later synced write is lost: it synced the older WALs first).
+        _ if truncated => {
+            report.stopped = Some(format!("torn tail ({} at {offset})", path.display()));
+        }
+        _ => {
+            report.stopped = Some(format!(
+                "the last record is whole but fails its checksum ({} at {offset})",
+                path.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The error that refuses a damaged WAL, with the count of the whole records after the
