@@ -34,6 +34,8 @@ fn db_bench_defaults() -> (String, BTreeMap<String, (String, String)>) {
 /// lsmlab's flags db_bench does not have: nothing to compare.
 const LSMLAB_ONLY: &[&str] = &[
     "bloom_before_level",
+    "bloom_bits_per_level",
+    "bloom_allocation",
     "layout",
     "fslsm_read_ratio_window",
     "fslsm_frequency_window",
