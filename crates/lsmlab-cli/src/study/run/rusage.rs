@@ -149,14 +149,10 @@ mod tests {
             "peak {} < {known}",
             u.max_rss_bytes
         );
-        // The kernel's own figure of the reaped children of this process (the largest peak of
-        // any: no other test starts a child near this size) is the one recorded.
-        // SAFETY: getrusage writes only through the pointer, to a local.
-        let mut r: libc::rusage = unsafe { std::mem::zeroed() };
-        assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut r) }, 0);
-        assert_eq!(u.max_rss_bytes, r.ru_maxrss as u64 * 1024);
-        // The child's own view of its high-water mark agrees to within the kernel's per-CPU
-        // batching of RSS counters (they are read approximately by /proc).
+        // The kernel's figure for this child (wait4) is the child's own high-water mark, to within
+        // the kernel's per-CPU batching of RSS counters (read approximately by /proc). (The
+        // figure of every reaped child of this process, getrusage's, is no check: other tests of
+        // this binary start larger children at the same time.)
         let hwm = hwm_kib * 1024;
         assert!(
             u.max_rss_bytes.abs_diff(hwm) < hwm / 100,
