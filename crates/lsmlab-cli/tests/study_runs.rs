@@ -129,7 +129,7 @@ fn a_study_writes_its_results_directory() {
         "readrandom.p99_us".to_string()
     )));
     let rows = std::fs::read_to_string(out.join("runs.csv")).unwrap();
-    // The kernel's figures of every run, however short: a peak of at least a MiB, CPU spent.
+    // The kernel's figures of every run, however short: a peak of at least a MiB, its CPU.
     for metric in [
         "process.rss_peak_mb",
         "process.cpu_user_s",
@@ -142,8 +142,15 @@ fn a_study_writes_its_results_directory() {
             .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
             .collect();
         assert_eq!(values.len(), 4, "{metric}: {rows}");
-        let least = if metric.ends_with("_mb") { 1.0 } else { 0.0 };
-        assert!(values.iter().all(|&v| v > least), "{metric}: {values:?}");
+        // A run this short may spend less CPU than the kernel's accounting resolves.
+        let ok = |v: f64| {
+            if metric.ends_with("_mb") {
+                v > 1.0
+            } else {
+                v >= 0.0
+            }
+        };
+        assert!(values.iter().all(|&v| ok(v)), "{metric}: {values:?}");
     }
     assert_eq!(found.len(), 4);
     let compare = std::fs::read_to_string(out.join("compare.csv")).unwrap();
