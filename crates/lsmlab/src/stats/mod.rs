@@ -24,7 +24,9 @@ macro_rules! named_enum {
             /// Every variant, in declaration order.
             pub const ALL: &'static [$name] = &[$($name::$v,)*];
             /// The name printed in statistics dumps.
-            pub fn name(self) -> &'static str { match self { $($name::$v => $s,)* } }
+            pub fn name(self) -> &'static str {
+                match self { $($name::$v => $s,)* }
+            }
         }
     };
 }
