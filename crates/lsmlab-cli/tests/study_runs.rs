@@ -461,9 +461,86 @@ fn merge_refuses_missing_and_duplicate_runs_and_renumbers_the_order() {
     let dup = Path::new(&copy).join("runs").join("c000-lsmlab-r0");
     std::fs::create_dir_all(&dup).unwrap();
     std::fs::copy(runs[0].join("result.json"), dup.join("result.json")).unwrap();
+    // A run of shard 0's cell in shard 1 is not a run of shard 1's plan: refused by its file
+    // there, before anything is merged.
     let (code, _, stderr) = lsmlab(&["merge", "--out", &out("m5"), &s0, &copy]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("run c000-lsmlab-r0 is in both"), "{stderr}");
+    assert!(
+        stderr.contains(&dup.join("result.json").display().to_string())
+            && stderr.contains("run c000-lsmlab-r0 is not a run of plan.json"),
+        "{stderr}"
+    );
+    assert!(!tmp.path().join("m5").exists());
+}
+
+#[test]
+fn a_failed_merge_leaves_nothing_names_the_shards_file_and_a_retry_works() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let mut dirs = Vec::new();
+    for i in 0..2 {
+        let d = tmp.path().join(format!("s{i}"));
+        let (code, _, stderr) = lsmlab(&[
+            "run",
+            &plan,
+            "--shard",
+            &format!("{i}/2"),
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        dirs.push(d.display().to_string());
+    }
+    let out = tmp.path().join("merged");
+    let merge = |extra: &[&str]| {
+        let mut args = vec!["merge", "--out", out.to_str().unwrap()];
+        args.extend(dirs.iter().map(String::as_str));
+        args.extend(extra);
+        lsmlab(&args)
+    };
+    // A record of shard 1 made to claim a cell the plan lacks.
+    let file = Path::new(&dirs[1]).join("runs/c001-lsmlab-r0/result.json");
+    let good = std::fs::read_to_string(&file).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&good).unwrap();
+    doc["cell"] = serde_json::json!(99_999_999_999u64);
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let (code, _, stderr) = merge(&[]);
+    assert_eq!(code, 1);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&file.display().to_string()) && stderr.contains("not a cell of plan.json"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "a failed merge leaves no --out");
+    assert!(!tmp.path().join("merged.partial").exists());
+    // Mended, the same command merges.
+    std::fs::write(&file, &good).unwrap();
+    let (code, _, stderr) = merge(&[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(out.join("report.html").is_file() && !tmp.path().join("merged.partial").exists());
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(!md.contains("merged.partial"), "the report names --out");
+    // Not over a merge already there, and never inside a shard.
+    let (code, _, stderr) = merge(&[]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("already exists and is not empty"),
+        "{stderr}"
+    );
+    let inside = Path::new(&dirs[0]).join("merged");
+    let (code, _, stderr) = lsmlab(&[
+        "merge",
+        "--out",
+        inside.to_str().unwrap(),
+        &dirs[0],
+        &dirs[1],
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("inside the input results directory"),
+        "{stderr}"
+    );
+    assert!(!inside.exists());
 }
 
 #[test]

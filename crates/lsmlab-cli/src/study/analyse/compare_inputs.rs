@@ -119,21 +119,26 @@ fn resolved(p: &Path) -> PathBuf {
     }
 }
 
-/// Refuses a `--csv` path inside either input directory: a comparison never writes into the
-/// results it reads (`compare --csv res/runs.csv res res` would overwrite the baseline's own
-/// runs.csv).
-pub fn check_csv_path(csv: &Path, inputs: &[&Path]) -> CliResult<()> {
-    let target = resolved(csv);
+/// Refuses an output path (`flag`: `--csv`, `--out`) inside any input results directory: no
+/// command writes into the results it reads (`compare --csv res/runs.csv res res` would
+/// overwrite the baseline's own runs.csv). Also used by `merge --out`.
+pub fn refuse_inside(flag: &str, path: &Path, inputs: &[&Path]) -> CliResult<()> {
+    let target = resolved(path);
     for dir in inputs {
         if target.starts_with(resolved(dir)) {
             return Err(CliError::new(format!(
-                "--csv {}: inside the input results directory {}; write it elsewhere",
-                csv.display(),
+                "{flag} {}: inside the input results directory {}; write it elsewhere",
+                path.display(),
                 dir.display()
             )));
         }
     }
     Ok(())
+}
+
+/// `refuse_inside` for `--csv`.
+pub fn check_csv_path(csv: &Path, inputs: &[&Path]) -> CliResult<()> {
+    refuse_inside("--csv", csv, inputs)
 }
 
 #[cfg(test)]
