@@ -5,6 +5,7 @@
 
 pub mod anytime;
 pub mod compare_inputs;
+pub mod every_case;
 pub mod findings;
 pub mod open_claims;
 pub mod outliers;
