@@ -176,3 +176,87 @@ fn combine(claim: &Claim, t: f64, all: Outcome, per_case: &[(String, Vec<Outcome
         ..all
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::study::analyse::open_claims::annotate;
+    use crate::study::analyse::verdicts::evaluate;
+    use crate::study::run::results::RunRecord;
+
+    fn cells() -> Vec<Cell> {
+        let mut out = Vec::new();
+        for w in ["w1", "w2"] {
+            for l in ["new", "old"] {
+                out.push(Cell {
+                    index: out.len(),
+                    values: vec![("workload".into(), w.into()), ("layout".into(), l.into())],
+                });
+            }
+        }
+        out
+    }
+
+    fn claim(extra: &str) -> Claim {
+        toml::from_str(&format!(
+            "quote = \"q\"\nmetric = \"t\"\nrelation = \"smaller\"\nratio = {{ axis = \"layout\", a = \"new\", b = \"old\" }}\n{extra}"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn cases_are_cells_but_the_ratio_axis_or_values_of_each() {
+        let cs = cells();
+        let chosen: Vec<&Cell> = cs.iter().collect();
+        let every = cases(&claim("every = true"), &chosen);
+        let names: Vec<&str> = every.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["workload=w1", "workload=w2"]);
+        assert!(
+            every.iter().all(|(_, c)| c.len() == 2),
+            "both sides of the ratio"
+        );
+        let each = cases(&claim("each = \"layout\""), &chosen);
+        let names: Vec<&str> = each.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["layout=new", "layout=old"]);
+    }
+
+    #[test]
+    fn an_open_case_is_costed_by_its_own_share_of_a_repetition() {
+        // w1: new/old = 0.5 exactly; w2: new/old about 0.9 with 10 % noise, 4 repetitions.
+        let cs = cells();
+        let mut rs = Vec::new();
+        for rep in 0..4u32 {
+            let e = [1.0, 1.1, 0.92, 1.05][rep as usize];
+            for (c, v) in [(0, 5.0), (1, 10.0), (2, 9.0 * e), (3, 10.0)] {
+                let mut r = RunRecord::ok_for_test(c, cs[c].values.clone(), "e", rep, "t", v);
+                r.metrics.insert("process.wall_s".into(), 10.0);
+                rs.push(r);
+            }
+        }
+        let claims = [claim("every = true")];
+        let mut o = evaluate(&claims, &cs, &["e".to_string()], &rs);
+        assert_eq!(o[0].verdict, Verdict::Inconclusive, "{:?}", o[0]);
+        assert!(
+            o[0].figure.starts_with(
+                "1 of 2 cases decided, open: workload=w2; nearest its boundary workload=w2: "
+            ),
+            "{}",
+            o[0].figure
+        );
+        assert_eq!(o[0].n, 4, "the open case's pairs, not the pooled 8");
+        annotate(&claims, &cs, &rs, &mut o);
+        let every = o[0].more_repetitions.expect("within reach");
+        // The same open case as a claim of its own: one pair a repetition, the same cost.
+        let mut alone = claim("");
+        alone.cells = toml::from_str("workload = \"w2\"").unwrap();
+        let mut a = evaluate(std::slice::from_ref(&alone), &cs, &["e".to_string()], &rs);
+        annotate(std::slice::from_ref(&alone), &cs, &rs, &mut a);
+        assert_eq!(
+            Some(every),
+            a[0].more_repetitions,
+            "{} vs {}",
+            o[0].note,
+            a[0].note
+        );
+    }
+}
