@@ -461,9 +461,86 @@ fn merge_refuses_missing_and_duplicate_runs_and_renumbers_the_order() {
     let dup = Path::new(&copy).join("runs").join("c000-lsmlab-r0");
     std::fs::create_dir_all(&dup).unwrap();
     std::fs::copy(runs[0].join("result.json"), dup.join("result.json")).unwrap();
+    // A run of shard 0's cell in shard 1 is not a run of shard 1's plan: refused by its file
+    // there, before anything is merged.
     let (code, _, stderr) = lsmlab(&["merge", "--out", &out("m5"), &s0, &copy]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("run c000-lsmlab-r0 is in both"), "{stderr}");
+    assert!(
+        stderr.contains(&dup.join("result.json").display().to_string())
+            && stderr.contains("run c000-lsmlab-r0 is not a run of plan.json"),
+        "{stderr}"
+    );
+    assert!(!tmp.path().join("m5").exists());
+}
+
+#[test]
+fn a_failed_merge_leaves_nothing_names_the_shards_file_and_a_retry_works() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let mut dirs = Vec::new();
+    for i in 0..2 {
+        let d = tmp.path().join(format!("s{i}"));
+        let (code, _, stderr) = lsmlab(&[
+            "run",
+            &plan,
+            "--shard",
+            &format!("{i}/2"),
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        dirs.push(d.display().to_string());
+    }
+    let out = tmp.path().join("merged");
+    let merge = |extra: &[&str]| {
+        let mut args = vec!["merge", "--out", out.to_str().unwrap()];
+        args.extend(dirs.iter().map(String::as_str));
+        args.extend(extra);
+        lsmlab(&args)
+    };
+    // A record of shard 1 made to claim a cell the plan lacks.
+    let file = Path::new(&dirs[1]).join("runs/c001-lsmlab-r0/result.json");
+    let good = std::fs::read_to_string(&file).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&good).unwrap();
+    doc["cell"] = serde_json::json!(99_999_999_999u64);
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let (code, _, stderr) = merge(&[]);
+    assert_eq!(code, 1);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&file.display().to_string()) && stderr.contains("not a cell of plan.json"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "a failed merge leaves no --out");
+    assert!(!tmp.path().join("merged.partial").exists());
+    // Mended, the same command merges.
+    std::fs::write(&file, &good).unwrap();
+    let (code, _, stderr) = merge(&[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(out.join("report.html").is_file() && !tmp.path().join("merged.partial").exists());
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(!md.contains("merged.partial"), "the report names --out");
+    // Not over a merge already there, and never inside a shard.
+    let (code, _, stderr) = merge(&[]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("already exists and is not empty"),
+        "{stderr}"
+    );
+    let inside = Path::new(&dirs[0]).join("merged");
+    let (code, _, stderr) = lsmlab(&[
+        "merge",
+        "--out",
+        inside.to_str().unwrap(),
+        &dirs[0],
+        &dirs[1],
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("inside the input results directory"),
+        "{stderr}"
+    );
+    assert!(!inside.exists());
 }
 
 #[test]
@@ -893,9 +970,38 @@ fn compare_says_same_for_a_study_against_itself_and_flags_a_slowdown() {
         !stdout.contains("slower") && !stdout.contains("faster"),
         "{stdout}"
     );
+    assert!(!stderr.contains("warning"), "one plan, all runs: {stderr}");
+    // Against itself every change is 0: "same" where the runs agree closely enough to say so,
+    // "undetermined" (with its cost) where two tiny debug runs spread too much.
     let rows = std::fs::read_to_string(&csv).unwrap();
     assert!(rows.lines().count() > 10);
-    assert!(rows.lines().skip(1).all(|l| l.ends_with(",same")), "{rows}");
+    assert!(
+        rows.lines()
+            .skip(1)
+            .all(|l| l.ends_with(",same,") || l.contains(",undetermined,")),
+        "{rows}"
+    );
+    assert!(
+        rows.lines()
+            .any(|l| l.contains("found_fraction") && l.ends_with(",same,")),
+        "a count that repeats exactly is the same: {rows}"
+    );
+    // --csv inside an input is refused before anything is read or written.
+    let inside = base.join("runs.csv");
+    let before = std::fs::read(&inside).unwrap();
+    let (code, _, stderr) = lsmlab(&[
+        "compare",
+        base.to_str().unwrap(),
+        base.to_str().unwrap(),
+        "--csv",
+        inside.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("--csv") && stderr.contains("inside the input"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&inside).unwrap(), before);
     // The same runs, their readrandom throughput set to 1000 and 1010 (the timings of tiny
     // debug runs spread too much for two of them to separate anything), and a candidate with
     // half of it: slower, and the gate fails.
@@ -923,6 +1029,75 @@ fn compare_says_same_for_a_study_against_itself_and_flags_a_slowdown() {
         "{stdout}"
     );
     assert!(stderr.contains("slower by more than 10 %"), "{stderr}");
+}
+
+#[test]
+fn compare_never_calls_figures_cut_by_40_percent_same_and_warns_on_another_plan() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let (base, cand) = (tmp.path().join("base"), tmp.path().join("cand"));
+    for d in [&base, &cand] {
+        let (code, _, stderr) = lsmlab(&["run", &plan, "--out", d.to_str().unwrap()]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    // Every figure of the candidate's runs scaled down by 40 %: a slowdown (or a change of a
+    // count) of 40 % that three-run timings may not resolve, but that must never be "same".
+    for e in std::fs::read_dir(cand.join("runs")).unwrap().flatten() {
+        let file = e.path().join("result.json");
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        for v in doc["metrics"].as_object_mut().unwrap().values_mut() {
+            *v = serde_json::json!(v.as_f64().unwrap() * 0.6);
+        }
+        std::fs::write(&file, doc.to_string()).unwrap();
+    }
+    let csv = tmp.path().join("c.csv");
+    let (code, stdout, stderr) = lsmlab(&[
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(!stderr.contains("ran different plans"), "{stderr}");
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let verdicts: Vec<&str> = rows
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').nth(1).unwrap())
+        .collect();
+    assert!(verdicts.len() > 10, "{rows}");
+    assert!(!verdicts.contains(&"same"), "{rows}");
+    // Counts repeat exactly across runs: their 40 % drop is certain.
+    assert!(
+        rows.lines()
+            .any(|l| l.contains("found_fraction") && l.contains(",lower,")),
+        "{rows}"
+    );
+    if verdicts.contains(&"slower") {
+        assert_eq!(code, 1, "{stdout}");
+        assert!(stderr.contains("slower by more than 10 %"), "{stderr}");
+    }
+    if verdicts.contains(&"undetermined") {
+        assert!(stdout.contains("## Undetermined"), "{stdout}");
+    }
+    // A candidate whose plan differs: compared, with one warning naming the difference.
+    let plan_json = cand.join("plan.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan_json).unwrap()).unwrap();
+    doc["plan"]["flags"]["value_size"] = serde_json::json!(128);
+    std::fs::write(&plan_json, doc.to_string()).unwrap();
+    let (_, _, stderr) = lsmlab(&["compare", base.to_str().unwrap(), cand.to_str().unwrap()]);
+    let warned: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("ran different plans"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{stderr}");
+    assert!(
+        warned[0].contains("plan.flags.value_size: 64 vs 128")
+            || warned[0].contains("flags.value_size: 64 vs 128"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! (the report again from a results directory) and `lsmlab merge` (shards joined, then reported).
 //! The only place that uses every stage.
 
-use super::analyse::{open_claims, summary, verdicts};
+use super::analyse::{compare_inputs, open_claims, summary, verdicts};
 use super::plan::limits;
 use super::plan::matrix;
 use super::plan::spec::Plan;
@@ -10,7 +10,9 @@ use super::render::document;
 use super::run::estimate::guess_seconds;
 use super::run::expanded::{fingerprint, EngineRecord, Expanded};
 use super::run::utc::utc_stamp;
-use super::run::{audit, engines, environment, load, merge, results, runner, shard, steps};
+use super::run::{
+    audit, engines, environment, load, merge, results, runner, shard, staged_dir, steps,
+};
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
 use engines::Engine;
@@ -556,11 +558,14 @@ pub fn report_main(dir: &Path, check_claims: bool, allow_missing: bool) -> CliRe
     finish_allowing(dir, allow_missing)?.conclude(check_claims)
 }
 
-/// `lsmlab merge DIR... --out OUT`.
+/// `lsmlab merge DIR... --out OUT`: built in `OUT.partial` and renamed to OUT once merged,
+/// then reported; a merge or report that fails leaves no OUT (`staged_dir`).
 pub fn merge_main(dirs: &[PathBuf], out: &Path, opts: merge::MergeOptions) -> CliResult<()> {
-    std::fs::create_dir_all(out).map_err(|e| CliError::new(format!("{}: {e}", out.display())))?;
+    let inputs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    compare_inputs::refuse_inside("--out", out, &inputs)?;
+    let staged = staged_dir::Staged::new(out)?;
     let opts_allow_missing = opts.allow_missing;
-    let (record, warnings) = merge::merge(dirs, out, opts)?;
+    let (record, warnings) = merge::merge(dirs, staged.path(), opts)?;
     for w in warnings {
         eprintln!("warning: {w}");
     }
@@ -577,5 +582,14 @@ pub fn merge_main(dirs: &[PathBuf], out: &Path, opts: merge::MergeOptions) -> Cl
             format!("; {} runs missing", record.missing.len())
         }
     );
-    finish_allowing(out, opts_allow_missing)?.conclude(false)
+    // Reported in place, so the report names OUT, not the directory it was built in.
+    let was_empty = staged.out_was_empty_dir();
+    let out = staged.commit()?;
+    match finish_allowing(&out, opts_allow_missing) {
+        Ok(f) => f.conclude(false),
+        Err(e) => {
+            staged_dir::Staged::undo(&out, was_empty);
+            Err(e)
+        }
+    }
 }

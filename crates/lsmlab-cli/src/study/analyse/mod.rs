@@ -4,10 +4,13 @@
 //! of two results directories. Draws nothing and writes no report.
 
 pub mod anytime;
+pub mod compare_inputs;
+pub mod every_case;
 pub mod findings;
 pub mod open_claims;
 pub mod outliers;
 pub mod regression;
+pub mod runs_to_decide;
 pub mod statistics;
 pub mod summary;
 pub mod verdicts;

@@ -10,6 +10,7 @@
 //! estimate needs more.
 
 use super::anytime::half_width;
+use super::every_case;
 use super::verdicts::{matches, Outcome, Verdict};
 use crate::study::plan::claims::{Claim, Relation, DEFAULT_TOLERANCE};
 use crate::study::plan::matrix::Cell;
@@ -99,6 +100,12 @@ fn cells_and_time(claim: &Claim, cells: &[Cell], records: &[RunRecord]) -> (usiz
         Some(r) if claim.cells.contains_key(&r.axis) => (2 * chosen.len(), chosen.len()),
         Some(_) => (chosen.len(), chosen.len() / 2),
         None => (chosen.len(), chosen.len()),
+    };
+    // Decided case by case: the open case's interval grows by its own share of a repetition.
+    let per_round = if claim.every || claim.each.is_some() {
+        per_round / every_case::cases(claim, &chosen).len().max(1)
+    } else {
+        per_round
     };
     let idx: Vec<usize> = chosen.iter().map(|c| c.index).collect();
     let walls: Vec<f64> = records

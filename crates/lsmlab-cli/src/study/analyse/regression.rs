@@ -2,7 +2,10 @@
 //! two runs of one plan), per cell, engine and metric: the change, its 95 % CI and p, and a
 //! verdict. The runs of two studies are not paired, so the ratio is of geometric means with
 //! Welch's t on the logs. A change counts only when its whole CI lies beyond the threshold
-//! (e.g. below 1/1.10 for "slower" at 10 %): noise that merely excludes 1 is "same".
+//! (e.g. below 1/1.10 for "slower" at 10 %). "Same" is a claim of equivalence: it is said only
+//! when the whole CI lies inside ±threshold. A CI that is neither (too wide to tell, or across
+//! an edge) is "undetermined", with the runs a side that would decide it at the spread observed
+//! (`runs_to_decide`): three noisy runs a side cannot call a 48 % slowdown "same".
 //!
 //! A comparison tests hundreds of triples at once, and at 95 % some CIs of pure noise lie
 //! beyond any threshold by chance (two of 304 did, for two runs of the quick study on one
@@ -11,10 +14,12 @@
 //! real regression of many times the noise passes, a lone borderline interval among hundreds
 //! does not.
 
+use super::compare_inputs;
+use super::runs_to_decide::{runs_a_side, MAX_RUNS};
 use super::statistics::{p_two_sided, t975};
 use crate::error::{CliError, CliResult};
 use crate::study::run::expanded::Expanded;
-use crate::study::run::results::{self, RunRecord};
+use crate::study::run::results::RunRecord;
 use crate::study::text::csv_line;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -42,8 +47,11 @@ pub struct Change {
     /// One-sided p of "the change is within the threshold" (the test the verdict rests on,
     /// before the false-discovery control over all triples).
     pub p_beyond: f64,
-    /// faster, slower, higher, lower or same.
+    /// faster, slower, higher, lower, same or undetermined.
     pub verdict: &'static str,
+    /// Undetermined only: the runs a side (in all) that would decide it at the observed change
+    /// and spread; `None` when decided, or out of reach (`runs_to_decide::MAX_RUNS`).
+    pub runs_a_side: Option<usize>,
 }
 
 /// Whether a metric is a speed (higher is faster), a time (lower is faster), or neither.
@@ -69,6 +77,9 @@ struct Welch {
     se: f64,
     /// Welch–Satterthwaite degrees of freedom (infinite when `se` is 0).
     df: f64,
+    /// Sample variances of the logs, baseline and candidate.
+    va: f64,
+    vb: f64,
 }
 
 impl Welch {
@@ -156,6 +167,8 @@ fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
             d,
             se: 0.0,
             df: f64::INFINITY,
+            va,
+            vb,
         });
     }
     // Welch–Satterthwaite degrees of freedom.
@@ -164,15 +177,9 @@ fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
         d,
         se: se2.sqrt(),
         df,
+        va,
+        vb,
     })
-}
-
-fn load(dir: &Path) -> CliResult<(Expanded, Vec<RunRecord>)> {
-    let text = std::fs::read_to_string(dir.join("plan.json"))
-        .map_err(|e| CliError::new(format!("{}: not a results directory ({e})", dir.display())))?;
-    let x: Expanded = serde_json::from_str(&text)
-        .map_err(|e| CliError::new(format!("{}/plan.json: {e}", dir.display())))?;
-    Ok((x, results::load_all(dir)?))
 }
 
 /// Values by (cell label, engine, metric).
@@ -204,12 +211,12 @@ pub fn compare(base: &Values, cand: &Values, threshold: f64) -> Vec<Change> {
         let Some(r) = w.ratio() else {
             continue;
         };
-        tested.push((k, (a.len(), b.len()), r, w.p_beyond(threshold)));
+        tested.push((k, (a.len(), b.len()), r, w.p_beyond(threshold), w));
     }
     let ps: Vec<f64> = tested.iter().map(|t| t.3).collect();
     let discovered = benjamini_hochberg(&ps, FDR);
     let mut out = Vec::new();
-    for ((k, n, (ratio, ci, p), p_beyond), found) in tested.into_iter().zip(discovered) {
+    for ((k, n, (ratio, ci, p), p_beyond, w), found) in tested.into_iter().zip(discovered) {
         let (up, down) = (
             found && ci.0 > 1.0 + threshold,
             found && ci.1 < 1.0 / (1.0 + threshold),
@@ -219,8 +226,14 @@ pub fn compare(base: &Values, cand: &Values, threshold: f64) -> Vec<Change> {
             (Some(true), _, true) | (Some(false), true, _) => "slower",
             (None, true, _) => "higher",
             (None, _, true) => "lower",
-            _ => "same",
+            _ if ci.0 >= 1.0 / (1.0 + threshold) && ci.1 <= 1.0 + threshold => "same",
+            _ => "undetermined",
         };
+        // Runs the candidate side has beyond the baseline's do not count twice: the
+        // projection is of a side, so it is never below the larger side plus one.
+        let runs_a_side = (verdict == "undetermined")
+            .then(|| runs_a_side(w.d, w.va, w.vb, threshold).map(|r| r.max(n.0.max(n.1) + 1)))
+            .flatten();
         out.push(Change {
             cell: k.0.clone(),
             engine: k.1.clone(),
@@ -231,6 +244,7 @@ pub fn compare(base: &Values, cand: &Values, threshold: f64) -> Vec<Change> {
             p,
             p_beyond,
             verdict,
+            runs_a_side,
         });
     }
     out
@@ -239,7 +253,7 @@ pub fn compare(base: &Values, cand: &Values, threshold: f64) -> Vec<Change> {
 /// The CSV of every change.
 pub fn csv(changes: &[Change]) -> String {
     let mut out =
-        "cell,engine,metric,n_baseline,n_candidate,change_pct,ci95_lo_pct,ci95_hi_pct,p,p_beyond,verdict\n"
+        "cell,engine,metric,n_baseline,n_candidate,change_pct,ci95_lo_pct,ci95_hi_pct,p,p_beyond,verdict,runs_a_side_to_decide\n"
             .to_string();
     for c in changes {
         out.push_str(&csv_line(&[
@@ -254,23 +268,26 @@ pub fn csv(changes: &[Change]) -> String {
             format!("{:.6}", c.p),
             format!("{:.6}", c.p_beyond),
             c.verdict.to_string(),
+            c.runs_a_side.map_or(String::new(), |r| r.to_string()),
         ]));
         out.push('\n');
     }
     out
 }
 
-/// The markdown summary: counts, then every change that is not "same".
+/// The markdown summary: counts, every change that is not "same", then the undetermined ones
+/// with the runs a side that would decide each.
 pub fn markdown(base: &Path, cand: &Path, changes: &[Change], threshold: f64) -> String {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for c in changes {
         *counts.entry(c.verdict).or_default() += 1;
     }
     let mut md = format!(
-        "# {} → {}\n\n{} cell, engine and metric triples compared; a change counts when its whole 95 % CI (Welch's t on the logs) lies beyond ±{:.0} % and it survives Benjamini–Hochberg at a 5 % false discovery rate over all triples: {}\n",
+        "# {} → {}\n\n{} cell, engine and metric triples compared; a change counts when its whole 95 % CI (Welch's t on the logs) lies beyond ±{:.0} % and it survives Benjamini–Hochberg at a 5 % false discovery rate over all triples; *same* when its whole CI lies inside ±{:.0} %; *undetermined* otherwise: {}\n",
         base.display(),
         cand.display(),
         changes.len(),
+        threshold * 100.0,
         threshold * 100.0,
         counts
             .iter()
@@ -278,21 +295,45 @@ pub fn markdown(base: &Path, cand: &Path, changes: &[Change], threshold: f64) ->
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let moved: Vec<&Change> = changes.iter().filter(|c| c.verdict != "same").collect();
+    let row = |c: &Change| {
+        format!(
+            "| {} | {} | {} | {:+.1} % | [{:+.1} %, {:+.1} %] | {:.4} |",
+            c.cell,
+            c.engine,
+            c.metric,
+            (c.ratio - 1.0) * 100.0,
+            (c.ci.0 - 1.0) * 100.0,
+            (c.ci.1 - 1.0) * 100.0,
+            c.p,
+        )
+    };
+    let moved: Vec<&Change> = changes
+        .iter()
+        .filter(|c| c.verdict != "same" && c.verdict != "undetermined")
+        .collect();
     if !moved.is_empty() {
         md += "\n| cell | engine | metric | change | 95 % CI | p | verdict |\n|---|---|---|---|---|---|---|\n";
         for c in moved {
-            md += &format!(
-                "| {} | {} | {} | {:+.1} % | [{:+.1} %, {:+.1} %] | {:.4} | {} |\n",
-                c.cell,
-                c.engine,
-                c.metric,
-                (c.ratio - 1.0) * 100.0,
-                (c.ci.0 - 1.0) * 100.0,
-                (c.ci.1 - 1.0) * 100.0,
-                c.p,
-                c.verdict
-            );
+            md += &format!("{} {} |\n", row(c), c.verdict);
+        }
+    }
+    let mut open: Vec<&Change> = changes
+        .iter()
+        .filter(|c| c.verdict == "undetermined")
+        .collect();
+    if !open.is_empty() {
+        // The cheapest to decide first; out of reach last.
+        open.sort_by_key(|c| c.runs_a_side.unwrap_or(usize::MAX));
+        md += &format!(
+            "\n## Undetermined\n\nTheir CI is too wide to say *same* or a change beyond ±{:.0} %. The runs a side (in all) that would decide each, at the change and spread measured:\n\n| cell | engine | metric | change | 95 % CI | p | runs a side to decide |\n|---|---|---|---|---|---|---|\n",
+            threshold * 100.0
+        );
+        for c in open {
+            let need = match c.runs_a_side {
+                Some(r) => format!("≈ {r}"),
+                None => format!("more than {MAX_RUNS}"),
+            };
+            md += &format!("{} {need} |\n", row(c));
         }
     }
     md
@@ -312,8 +353,28 @@ pub fn compare_main(
         )));
     }
     let threshold = threshold_pct / 100.0;
-    let (bx, br) = load(base)?;
-    let (cx, cr) = load(cand)?;
+    if let Some(p) = csv_path {
+        compare_inputs::check_csv_path(p, &[base, cand])?;
+    }
+    let (bx, br, bmissing) = compare_inputs::load(base)?;
+    let (cx, cr, cmissing) = compare_inputs::load(cand)?;
+    for (dir, missing) in [(base, &bmissing), (cand, &cmissing)] {
+        if !missing.is_empty() {
+            eprintln!(
+                "warning: {}: {} runs of its plan missing (e.g. {}); compared without them",
+                dir.display(),
+                missing.len(),
+                missing[0]
+            );
+        }
+    }
+    if let Some(d) = compare_inputs::first_difference(&bx, &cx) {
+        eprintln!(
+            "warning: {} and {} ran different plans (first difference: {d}); their changes mix the plan's with the build's",
+            base.display(),
+            cand.display()
+        );
+    }
     let changes = compare(&values(&bx, &br), &values(&cx, &cr), threshold);
     if changes.is_empty() {
         return Err(CliError::new(format!(
@@ -405,13 +466,118 @@ mod tests {
             chance.ci.0 > 1.10,
             "the chance interval lies beyond 10 %: {chance:?}"
         );
-        assert_eq!(chance.verdict, "same");
+        // Not a change (Benjamini–Hochberg), and not "same" either: three runs at ±6 % cannot
+        // place a change within ±10 %.
+        assert_eq!(chance.verdict, "undetermined");
         let moved: Vec<(&str, &str)> = c
             .iter()
-            .filter(|c| c.verdict != "same")
+            .filter(|c| c.verdict != "same" && c.verdict != "undetermined")
             .map(|c| (c.metric.as_str(), c.verdict))
             .collect();
         assert_eq!(moved, [("r.ops_per_sec", "slower")]);
+    }
+
+    /// Normal noise from a fixed-seed generator: splitmix64 and Box–Muller.
+    struct Noise(u64);
+
+    impl Noise {
+        fn uniform(&mut self) -> f64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        }
+
+        fn normal(&mut self) -> f64 {
+            let (u, v) = (self.uniform().max(1e-300), self.uniform());
+            (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+        }
+
+        /// `n` runs around `mean` at coefficient of variation `cv` (log-normal).
+        fn runs(&mut self, n: usize, mean: f64, cv: f64) -> Vec<f64> {
+            (0..n).map(|_| mean * (cv * self.normal()).exp()).collect()
+        }
+    }
+
+    #[test]
+    fn a_slowdown_of_25_to_50_percent_is_never_same_at_three_runs_a_side() {
+        // Every metric of a study slowed by 25–50 %, at spreads from 1 % to 40 %: a CI too wide
+        // to place is undetermined, never "same", and says how many runs would decide it.
+        let mut noise = Noise(38);
+        let (mut base, mut cand) = (Values::new(), Values::new());
+        for i in 0..400 {
+            let cv = [0.01, 0.05, 0.1, 0.2, 0.4][i % 5];
+            let slow = 0.50 + 0.25 * noise.uniform();
+            let k = (
+                "c".to_string(),
+                "lsmlab".to_string(),
+                format!("m{i:03}.ops_per_sec"),
+            );
+            base.insert(k.clone(), noise.runs(3, 1000.0, cv));
+            cand.insert(k, noise.runs(3, 1000.0 * slow, cv));
+        }
+        let c = compare(&base, &cand, 0.10);
+        assert_eq!(c.len(), 400);
+        let same: Vec<&Change> = c.iter().filter(|c| c.verdict == "same").collect();
+        assert!(same.is_empty(), "{same:?}");
+        assert!(c
+            .iter()
+            .all(|c| matches!(c.verdict, "slower" | "undetermined")));
+        let open: Vec<&Change> = c.iter().filter(|c| c.verdict == "undetermined").collect();
+        assert!(
+            !open.is_empty(),
+            "the noisiest metrics cannot be placed with 3 runs"
+        );
+        assert!(open.iter().all(|c| c.runs_a_side.is_none_or(|r| r > 3)));
+        assert!(open.iter().any(|c| c.runs_a_side.is_some()));
+        // At 1 % spread (every fifth metric) every slowdown is seen as one.
+        assert!(c
+            .iter()
+            .filter(|c| c.metric[1..4].parse::<usize>().unwrap() % 5 == 0)
+            .all(|c| c.verdict == "slower"));
+    }
+
+    #[test]
+    fn two_runs_of_one_plan_with_low_noise_are_all_same() {
+        let mut noise = Noise(7);
+        let (mut base, mut cand) = (Values::new(), Values::new());
+        for i in 0..384 {
+            let k = (
+                "c".to_string(),
+                "lsmlab".to_string(),
+                format!("m{i:03}.ops_per_sec"),
+            );
+            let mean = 100.0 + i as f64;
+            base.insert(k.clone(), noise.runs(3, mean, 0.01));
+            cand.insert(k, noise.runs(3, mean, 0.01));
+        }
+        let c = compare(&base, &cand, 0.10);
+        assert_eq!(c.len(), 384);
+        assert!(c
+            .iter()
+            .all(|c| c.verdict == "same" && c.runs_a_side.is_none()));
+    }
+
+    #[test]
+    fn a_wide_interval_is_undetermined_with_its_cost_in_the_csv_and_summary() {
+        // The same runs in another order: no change, but ±10 % spread at three runs a side.
+        let base = vals(&[("readrandom.ops_per_sec", &[100.0, 120.0, 85.0])]);
+        let cand = vals(&[("readrandom.ops_per_sec", &[120.0, 85.0, 100.0])]);
+        let c = compare(&base, &cand, 0.10);
+        assert_eq!(c[0].verdict, "undetermined");
+        let r = c[0].runs_a_side.expect("within reach");
+        assert!(r > 3, "{r}");
+        assert!(csv(&c)
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(&format!(",undetermined,{r}")));
+        let md = markdown(Path::new("a"), Path::new("b"), &c, 0.10);
+        assert!(
+            md.contains("1 undetermined") && md.contains(&format!("| ≈ {r} |")),
+            "{md}"
+        );
     }
 
     #[test]
@@ -431,17 +597,20 @@ mod tests {
     fn noise_is_same_and_a_slowdown_beyond_the_threshold_is_slower() {
         let base = vals(&[
             ("readrandom.ops_per_sec", &[100.0, 110.0, 90.0]),
-            ("readrandom.p99_us", &[10.0, 10.5, 9.5]),
+            ("readrandom.p99_us", &[10.0, 10.1, 9.9]),
             ("x.write_amp", &[2.0, 2.0, 2.0]),
         ]);
-        let same = vals(&[
+        // ±10 % noise on three runs: neither same nor a change.
+        let noisy = vals(&[
             ("readrandom.ops_per_sec", &[95.0, 112.0, 101.0]),
-            ("readrandom.p99_us", &[10.2, 9.9, 10.4]),
+            ("readrandom.p99_us", &[10.1, 9.95, 10.2]),
             ("x.write_amp", &[2.0, 2.0, 2.0]),
         ]);
-        assert!(compare(&base, &same, 0.10)
+        let v: Vec<&str> = compare(&base, &noisy, 0.10)
             .iter()
-            .all(|c| c.verdict == "same"));
+            .map(|c| c.verdict)
+            .collect();
+        assert_eq!(v, ["undetermined", "same", "same"]);
         let slow = vals(&[
             ("readrandom.ops_per_sec", &[60.0, 62.0, 58.0]),
             ("readrandom.p99_us", &[16.0, 16.5, 15.5]),

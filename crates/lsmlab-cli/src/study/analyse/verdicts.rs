@@ -18,6 +18,7 @@
 //! | crossover at x | a above b (CI) at x, never before | b above a at or after x | a above b before x | otherwise |
 
 use crate::study::analyse::anytime::{describe, paired_ratio};
+use crate::study::analyse::every_case;
 use crate::study::analyse::statistics::Ratio;
 use crate::study::plan::claims::{Claim, RatioOf, Relation, DEFAULT_TOLERANCE};
 use crate::study::plan::matrix::Cell;
@@ -86,7 +87,7 @@ pub struct Outcome {
 }
 
 /// Values of (cell, engine, metric) by repetition.
-type Values = BTreeMap<(usize, String, String), BTreeMap<u32, f64>>;
+pub(super) type Values = BTreeMap<(usize, String, String), BTreeMap<u32, f64>>;
 
 fn values(records: &[RunRecord]) -> Values {
     let mut out: Values = BTreeMap::new();
@@ -170,7 +171,7 @@ pub(crate) fn verdict_of(
     }
 }
 
-fn ratio_text(r: &Ratio) -> String {
+pub(super) fn ratio_text(r: &Ratio) -> String {
     if r.ci_lo.is_finite() {
         format!(
             "{}× [{}, {}] (n={})",
@@ -246,19 +247,19 @@ fn axis_pairs(
 
 /// What one claim is decided on: its cells, its engines, the runs' values.
 #[derive(Clone, Copy)]
-struct Scope<'a> {
+pub(super) struct Scope<'a> {
     /// Index of the claim in the plan.
-    ci: usize,
-    claim: &'a Claim,
+    pub(super) ci: usize,
+    pub(super) claim: &'a Claim,
     /// The cells its `where` selects (never empty).
-    chosen: &'a [&'a Cell],
+    pub(super) chosen: &'a [&'a Cell],
     /// The engines it is decided on.
-    of_claim: &'a [&'a String],
+    pub(super) of_claim: &'a [&'a String],
     /// Every cell of the study.
-    cells: &'a [Cell],
-    vals: &'a Values,
-    rel: Relation,
-    t: f64,
+    pub(super) cells: &'a [Cell],
+    pub(super) vals: &'a Values,
+    pub(super) rel: Relation,
+    pub(super) t: f64,
 }
 
 /// Every claim on every engine of the study.
@@ -297,14 +298,23 @@ pub fn evaluate(
             rel: c.relation(),
             t: c.threshold(),
         };
-        out.extend(match &c.ratio {
-            Some(r) if r.axis == "engine" => engine_ratio(&scope, r),
-            Some(r) if scope.rel == Relation::Crossover => crossover(&scope, r),
-            Some(r) => axis_ratio(&scope, r),
-            None => metric_value(&scope),
+        out.extend(if c.every || c.each.is_some() {
+            every_case::decide(&scope)
+        } else {
+            pooled(&scope)
         });
     }
     out
+}
+
+/// One claim decided on the pooled runs of every cell of `scope`.
+pub(super) fn pooled(scope: &Scope) -> Vec<Outcome> {
+    match &scope.claim.ratio {
+        Some(r) if r.axis == "engine" => engine_ratio(scope, r),
+        Some(r) if scope.rel == Relation::Crossover => crossover(scope, r),
+        Some(r) => axis_ratio(scope, r),
+        None => metric_value(scope),
+    }
 }
 
 /// A ratio between two engines, paired by cell and repetition: one outcome, `a / b`.

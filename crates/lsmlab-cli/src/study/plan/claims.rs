@@ -48,6 +48,16 @@ pub struct Claim {
     /// Crossover: the value of `x` from which `a` is above `b`.
     #[serde(default)]
     pub at: Option<toml::Value>,
+    /// "In every case": the claim holds in each cell its `where` selects (cells that differ
+    /// only in the ratio's axis make one case), not just on the pooled mean. Default false: one
+    /// pooled figure. Set it when the seed says "in every case", "always", "each"; see
+    /// `analyse::every_case`.
+    #[serde(default)]
+    pub every: bool,
+    /// "In every case" over the values of one axis: the claim holds for each value of `each`,
+    /// pooled over the other axes. Default none. Exclusive with `every`.
+    #[serde(default)]
+    pub each: Option<String>,
 }
 
 /// `a / b` of a metric: two values of `axis`, or two engines when `axis = "engine"`.
@@ -206,6 +216,7 @@ impl Claim {
                 "than: a claim on a metric (no ratio) needs than = N or seed_value = N",
             ));
         }
+        self.check_cases(axes, &at, &nearest)?;
         match (rel, &self.x, &self.at) {
             (Relation::Crossover, Some(x), Some(v)) => {
                 if self.ratio.is_none() {
@@ -226,6 +237,50 @@ impl Claim {
             )),
             (_, None, None) => {}
             _ => return Err(at("x, at: only a crossover takes x and at")),
+        }
+        Ok(())
+    }
+
+    /// `every` and `each`: one of them, never on a crossover (already decided value by value),
+    /// `each` an axis of the matrix other than the ratio's.
+    fn check_cases(
+        &self,
+        axes: &BTreeMap<String, Vec<String>>,
+        at: &dyn Fn(&str) -> CliError,
+        nearest: &dyn Fn(&str, &mut dyn Iterator<Item = &str>) -> String,
+    ) -> CliResult<()> {
+        if !self.every && self.each.is_none() {
+            return Ok(());
+        }
+        if self.every && self.each.is_some() {
+            return Err(at(
+                "every, each: give one (every = true: each cell; each = \"AXIS\": each value of an axis)",
+            ));
+        }
+        if self.relation() == Relation::Crossover {
+            return Err(at(
+                "every: a crossover is already decided at each value of its x; leave every and each out",
+            ));
+        }
+        let Some(axis) = &self.each else {
+            return Ok(());
+        };
+        if axis == "engine" {
+            return Err(at(
+                "each: engine; every engine is decided on its own already (name them with engines = [...])",
+            ));
+        }
+        if !axes.contains_key(axis) {
+            return Err(at(&format!(
+                "each: {axis:?} is not an axis of [matrix] (axes: {}){}",
+                axes.keys().cloned().collect::<Vec<_>>().join(", "),
+                nearest(axis, &mut axes.keys().map(String::as_str))
+            )));
+        }
+        if self.ratio.as_ref().is_some_and(|r| &r.axis == axis) {
+            return Err(at(&format!(
+                "each: {axis:?} is the ratio's axis; name another axis"
+            )));
         }
         Ok(())
     }
@@ -263,6 +318,11 @@ impl Claim {
                 self.at.as_ref().map(value_text).unwrap_or_default()
             ),
         };
+        if let Some(axis) = &self.each {
+            s += &format!(" for each {axis}");
+        } else if self.every {
+            s += " in every cell";
+        }
         s
     }
 
@@ -302,6 +362,11 @@ mod tests {
             ("relation = \"greater\"", "needs than"),
             ("relation = \"about\"\nseed_value = 1\ntolerance = -1", "tolerance"),
             ("relation = \"greater\"\nthan = 1\nengines = [\"rocksdb\"]", "engines"),
+            ("relation = \"greater\"\nthan = 1\nevery = true\neach = \"value_size\"", "every, each: give one"),
+            ("relation = \"greater\"\nthan = 1\neach = \"valuesize\"", "each: \"valuesize\" is not an axis of [matrix] (axes: enable_blob_files, value_size); did you mean \"value_size\""),
+            ("relation = \"greater\"\nratio = { axis = \"value_size\", a = 1024, b = 4096 }\neach = \"value_size\"", "each: \"value_size\" is the ratio's axis"),
+            ("relation = \"greater\"\nthan = 1\neach = \"engine\"", "each: engine"),
+            ("relation = \"crossover\"\nratio = { axis = \"enable_blob_files\", a = true, b = false }\nx = \"value_size\"\nat = 4096\nevery = true", "every: a crossover"),
         ] {
             let c: Claim = toml::from_str(&format!("{base}{text}\n")).unwrap();
             let e = c.check(2, &axes, &engines).unwrap_err();

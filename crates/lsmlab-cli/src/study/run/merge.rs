@@ -7,6 +7,7 @@
 //! is renumbered over the merged study (shard by shard), and `merge.json` records the shards,
 //! the machines and anything missing, for the report.
 
+use super::audit;
 use super::environment::Environment;
 use super::expanded::Expanded;
 use super::load::copy_dir;
@@ -66,6 +67,8 @@ fn read_shard(dir: &Path) -> CliResult<ShardDir> {
         ))
     })?;
     let env: Environment = read_json(&dir.join("environment.json"))?;
+    // Each record checked where it lies, so an error names the shard's file, not its copy.
+    audit::check(dir, &plan, &super::results::load_all(dir)?)?;
     let shard = plan.shard.unwrap_or(Shard { index: 0, count: 1 });
     let mut finished = BTreeSet::new();
     if let Ok(rd) = std::fs::read_dir(dir.join("runs")) {
@@ -164,8 +167,13 @@ pub fn merge(
     for s in &shards {
         for run in &s.finished {
             let to = out.join("runs").join(run);
-            copy_dir(&s.dir.join("runs").join(run), &to).map_err(CliError::new)?;
-            renumber(&to.join("result.json"), position[run.as_str()])?;
+            let from = s.dir.join("runs").join(run);
+            copy_dir(&from, &to).map_err(CliError::new)?;
+            renumber(
+                &from.join("result.json"),
+                &to.join("result.json"),
+                position[run.as_str()],
+            )?;
         }
     }
     copy_loads(&shards, out)?;
@@ -330,13 +338,14 @@ fn write_json<T: Serialize>(path: &Path, value: &T) -> CliResult<()> {
     std::fs::write(path, text).map_err(|e| io_err(path, e))
 }
 
-/// Sets a copied run's `order` to its place in the merged study.
-fn renumber(result: &Path, order: usize) -> CliResult<()> {
-    let mut v: serde_json::Value = read_json(result)?;
+/// Writes the shard's record `from` to its copy `to` with `order` set to its place in the
+/// merged study (read from the shard, so an error names the shard's file).
+fn renumber(from: &Path, to: &Path, order: usize) -> CliResult<()> {
+    let mut v: serde_json::Value = read_json(from)?;
     if let Some(o) = v.get_mut("order") {
         *o = serde_json::Value::from(order);
     }
-    write_json(result, &v)
+    write_json(to, &v)
 }
 
 /// Loads: each shard built those of its own cells (two shards may have built the same one: the

@@ -18,5 +18,6 @@ pub mod runner;
 pub mod rusage;
 pub mod sampler;
 pub mod shard;
+pub mod staged_dir;
 pub mod steps;
 pub mod utc;
