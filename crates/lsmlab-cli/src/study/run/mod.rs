@@ -8,6 +8,7 @@ pub mod engines;
 pub mod environment;
 pub mod estimate;
 pub mod expanded;
+pub mod library_logs;
 pub mod load;
 pub mod merge;
 pub mod metrics;
