@@ -13,6 +13,7 @@ pub mod load;
 pub mod merge;
 pub mod metrics;
 pub mod output;
+pub mod outside_load;
 pub mod process;
 pub mod results;
 pub mod runner;
