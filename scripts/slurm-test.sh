@@ -67,8 +67,9 @@ task_states() {
 }
 
 runs_of() { ls "$1/runs" | grep -v '\.partial$' | sort; }
-# runs.csv rows without `order` (column 6) and the value (last column): what a split must keep.
-rows_of() { awk -F, 'NR > 1 { $6 = ""; $NF = ""; print }' "$1/runs.csv" | sort; }
+# runs.csv rows without `order` (column 6), the outside load (7 and 8) and the value (last
+# column): what a split must keep.
+rows_of() { awk -F, 'NR > 1 { $6 = ""; $7 = ""; $8 = ""; $NF = ""; print }' "$1/runs.csv" | sort; }
 sections_of() { grep -E '^#{1,3} ' "$1/report.md" | grep -v -i -E 'shard|machine' || true; }
 
 plan=experiments/slurm/smoke.toml

@@ -10,10 +10,11 @@ use crate::error::{CliError, CliResult};
 use crate::readout::block::{Figures, Snapshot};
 use crate::readout::counters::CounterSnapshot;
 use crate::readout::foreign::ForeignFigures;
+use crate::readout::leveldb_log::LevelDbLog;
 use crate::readout::lsm::ClientCounts;
 use lsmlab::Compression;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `leveldb 1.23 (libleveldb through leveldb/c.h; Debian package libleveldb-dev 1.23-4)`.
 pub fn describe() -> String {
@@ -39,6 +40,8 @@ pub struct LevelDbStore {
     // Declared first: closed before the options (cache, filter policy) it points at.
     db: ffi::Db,
     _options: ffi::Options,
+    /// Where LevelDB keeps its info log, whose lines time and size every flush and compaction.
+    path: PathBuf,
 }
 
 impl LevelDbStore {
@@ -65,7 +68,11 @@ impl LevelDbStore {
         }
         let db = ffi::Db::open(&o, path, s.sync)
             .map_err(|e| CliError::new(format!("open {path}: {e}")))?;
-        Ok(LevelDbStore { db, _options: o })
+        Ok(LevelDbStore {
+            db,
+            _options: o,
+            path: PathBuf::from(path),
+        })
     }
 }
 
@@ -90,6 +97,32 @@ pub fn parse_stats(text: &str) -> BTreeMap<String, f64> {
         ("leveldb.compaction.seconds".to_string(), time),
         ("leveldb.compaction.read.mb".to_string(), read),
         ("leveldb.compaction.write.mb".to_string(), write),
+    ])
+}
+
+/// The counters of LevelDB's info log (readout/leveldb_log.rs): exact bytes and microseconds
+/// where `leveldb.stats` has whole megabytes and seconds.
+fn log_counters(db: &Path) -> BTreeMap<String, f64> {
+    let Some(log) = LevelDbLog::of_database(db) else {
+        return BTreeMap::new();
+    };
+    BTreeMap::from([
+        (
+            "leveldb.log.flush.bytes".to_string(),
+            log.flush_bytes as f64,
+        ),
+        (
+            "leveldb.log.compaction.bytes".to_string(),
+            log.compaction_bytes as f64,
+        ),
+        (
+            "leveldb.log.compactions".to_string(),
+            log.compactions as f64,
+        ),
+        (
+            "leveldb.log.busy.micros".to_string(),
+            log.busy_micros as f64,
+        ),
     ])
 }
 
@@ -154,12 +187,16 @@ impl Store for LevelDbStore {
                 s.push_str(&format!("leveldb.num-files-at-level{l} COUNT : {n}\n"));
             }
         }
+        for (name, v) in log_counters(&self.path) {
+            s.push_str(&format!("{name} COUNT : {v}\n"));
+        }
         s.push_str(&self.db.property("leveldb.stats").unwrap_or_default());
         s
     }
 
     fn snapshot(&self) -> Snapshot {
-        let counters = parse_stats(&self.db.property("leveldb.stats").unwrap_or_default());
+        let mut counters = parse_stats(&self.db.property("leveldb.stats").unwrap_or_default());
+        counters.extend(log_counters(&self.path));
         Snapshot::Counters(CounterSnapshot::now(counters))
     }
 
@@ -176,16 +213,31 @@ impl Store for LevelDbStore {
         let mut f = ForeignFigures::common("leveldb", b, a, db_path, client);
         // LevelDB's table is in whole MB and whole seconds, and counts flushes and compactions
         // together (a flush is a "memtable compaction"); under 1 MB or 1 s it says nothing.
+        // Its info log has the same events exact: used when the database has one.
         let mb = |name: &str| {
             a.delta(b, name)
                 .filter(|&v| v >= 1.0)
                 .map(|v| (v * MB) as u64)
         };
-        f.table_write_bytes = mb("leveldb.compaction.write.mb");
+        let log = |name: &str| a.delta(b, name).map(|v| v.round() as u64);
         f.compaction_read_bytes = mb("leveldb.compaction.read.mb");
-        f.compaction_seconds = a
-            .delta(b, "leveldb.compaction.seconds")
-            .filter(|&v| v >= 1.0);
+        match (
+            log("leveldb.log.flush.bytes"),
+            log("leveldb.log.compaction.bytes"),
+        ) {
+            (Some(flush), Some(compaction)) => {
+                f.flush_bytes = Some(flush);
+                f.compaction_write_bytes = Some(compaction);
+                f.compactions = log("leveldb.log.compactions");
+                f.compaction_seconds = log("leveldb.log.busy.micros").map(|us| us as f64 / 1e6);
+            }
+            _ => {
+                f.table_write_bytes = mb("leveldb.compaction.write.mb");
+                f.compaction_seconds = a
+                    .delta(b, "leveldb.compaction.seconds")
+                    .filter(|&v| v >= 1.0);
+            }
+        }
         f.memtable_bytes = self
             .db
             .property("leveldb.approximate-memory-usage")

@@ -190,6 +190,25 @@ pub fn parse_statistics(text: &str) -> BTreeMap<String, f64> {
     out
 }
 
+/// The filter bytes and filter keys of every live table, from RocksDB's
+/// `rocksdb.aggregated-table-properties` (`…; filter block size=N; # entries for filter=K; …`;
+/// a version without the filter count gives `# entries`, every key a table holds).
+pub fn parse_aggregated_properties(text: &str) -> Option<(u64, u64)> {
+    let mut fields = BTreeMap::new();
+    for part in text.split(';') {
+        if let Some((k, v)) = part.split_once('=') {
+            if let Ok(v) = v.trim().parse::<u64>() {
+                fields.insert(k.trim(), v);
+            }
+        }
+    }
+    let bytes = *fields.get("filter block size")?;
+    let keys = fields
+        .get("# entries for filter")
+        .or_else(|| fields.get("# entries"))?;
+    Some((bytes, *keys))
+}
+
 super::pass_through::batch_writer!(RocksDbWriter, ffi);
 
 struct RocksDbIter<'a>(ffi::Iter<'a>);
@@ -288,10 +307,19 @@ impl Store for RocksDbStore {
         f.filter_true_positive = d("rocksdb.bloom.filter.full.true.positive");
         f.compactions = d("rocksdb.compaction.times.micros COUNT");
         f.compaction_cpu_micros = d("rocksdb.compaction.times.cpu_micros SUM");
+        f.compaction_seconds = d("rocksdb.compaction.times.micros SUM").map(|us| us as f64 / 1e6);
         f.sst_files_bytes = self.property_u64("rocksdb.total-sst-files-size");
         f.table_readers_bytes = self.property_u64("rocksdb.estimate-table-readers-mem");
         f.block_cache_bytes = self.property_u64("rocksdb.block-cache-usage");
         f.memtable_bytes = self.property_u64("rocksdb.cur-size-all-mem-tables");
+        if let Some((bytes, keys)) = self
+            .db
+            .property("rocksdb.aggregated-table-properties")
+            .and_then(|t| parse_aggregated_properties(&t))
+        {
+            f.filter_bytes = Some(bytes);
+            f.filter_keys = Some(keys);
+        }
         f.files_per_level = (0..self.num_levels)
             .map_while(|l| self.property_u64(&format!("rocksdb.num-files-at-level{l}")))
             .collect();
@@ -342,5 +370,18 @@ mod tests {
         assert_eq!(c["rocksdb.block.cache.miss"], 123.0);
         assert_eq!(c["rocksdb.compaction.times.micros COUNT"], 7.0);
         assert_eq!(c["rocksdb.compaction.times.micros SUM"], 99.0);
+    }
+
+    #[test]
+    fn aggregated_table_properties_give_the_filters() {
+        // RocksDB 7.8's text of TableProperties::ToString, abridged.
+        let t = "# data blocks=12; # entries=2000; # deletions=0; raw key size=64000; \
+                 data block size=1100000; index block size (user-key? 1, delta-value? 1)=300; \
+                 filter block size=2560; # entries for filter=1998; (estimated) table size=1102860; ";
+        assert_eq!(parse_aggregated_properties(t), Some((2560, 1998)));
+        let old = "# entries=800; filter block size=1000; ";
+        assert_eq!(parse_aggregated_properties(old), Some((1000, 800)));
+        assert_eq!(parse_aggregated_properties("# entries=8; "), None);
+        assert_eq!(parse_aggregated_properties(""), None);
     }
 }

@@ -66,6 +66,10 @@ pub struct ForeignFigures {
     pub peak_rss_bytes: Option<u64>,
     /// Filter bytes in memory.
     pub filter_bytes: Option<u64>,
+    /// Keys added to those filters.
+    pub filter_keys: Option<u64>,
+    /// filter_bytes × 8 / filter_keys.
+    pub filter_bits_per_key: Option<f64>,
     /// Index bytes in memory.
     pub index_bytes: Option<u64>,
     /// Memory of the open tables' readers (index and filter blocks; RocksDB's
@@ -133,6 +137,10 @@ impl ForeignFigures {
         self.read_amp = self
             .user_read_disk_bytes
             .and_then(|r| formulas::read_amp(r, self.bytes_returned));
+        self.filter_bits_per_key = match (self.filter_bytes, self.filter_keys) {
+            (Some(b), Some(k)) => formulas::filter_bits_per_key(b, k),
+            _ => None,
+        };
         self.filter_fpr = match (
             self.filter_useful,
             self.filter_positive,
@@ -246,9 +254,11 @@ impl EngineFigures for ForeignFigures {
         );
         let _ = writeln!(
             s,
-            "lsmlab memory               : peak RSS {}, filters {}, index {}, table readers {}, block cache {}, memtables {}",
+            "lsmlab memory               : peak RSS {}, filters {} ({} keys, {} bits/key), index {}, table readers {}, block cache {}, memtables {}",
             mb(self.peak_rss_bytes),
             mb(self.filter_bytes),
+            n(self.filter_keys),
+            f(self.filter_bits_per_key, 2),
             mb(self.index_bytes),
             mb(self.table_readers_bytes),
             mb(self.block_cache_bytes),
@@ -311,6 +321,17 @@ mod tests {
         }
         .finish();
         assert_eq!(g.filter_fpr, Some(0.1));
+        let h = ForeignFigures {
+            filter_bytes: Some(1250),
+            filter_keys: Some(1000),
+            ..ForeignFigures::default()
+        }
+        .finish();
+        assert_eq!(h.filter_bits_per_key, Some(10.0));
+        assert!(h
+            .to_text("fillrandom")
+            .contains("filters 0.0 MB (1000 keys, 10.00 bits/key)"));
+        assert!(f.to_text("fillseq").contains("(n/a keys, n/a bits/key)"));
         assert_eq!(g.write_amp, Some(3.0));
     }
 }

@@ -225,6 +225,10 @@ fn expand(args: &RunArgs, src: &Source, lsmlab_bin: &Path) -> CliResult<Prepared
     for e in &engines {
         e.check(&plan, &cells)?;
     }
+    let libraries: Vec<_> = engines.iter().map(|e| (e.name.clone(), e.driver)).collect();
+    for note in crate::study::plan::vocabulary::missing_counters(&plan, &libraries) {
+        eprintln!("note: {note}");
+    }
     let keep = |c: usize| shard_arg.is_none_or(|s| s.has(c));
     let order = matrix::order(&cells, &plan.engines, plan.repetitions, seed, keep);
     // The plan and scale make a study; its repetitions may grow on --resume --repetitions N.

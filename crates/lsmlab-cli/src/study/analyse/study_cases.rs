@@ -29,7 +29,13 @@ fn read_runs(path: &Path, text: &str) -> Vec<RunRecord> {
     let fixed = ["schema_version", "run", "cell", "engine", "rep", "order"];
     assert_eq!(header[..6], fixed, "{}: header", path.display());
     assert_eq!(header[header.len() - 2..], ["metric", "value"]);
-    let axes = &header[6..header.len() - 2];
+    // Schema 2 has the run's outside load before the axes.
+    let first_axis = if header.get(6..8) == Some(&["outside_cpu_pct", "steal_pct"][..]) {
+        8
+    } else {
+        6
+    };
+    let axes = &header[first_axis..header.len() - 2];
     let mut runs: BTreeMap<String, RunRecord> = BTreeMap::new();
     for (i, line) in lines {
         let at = || format!("{}:{}", path.display(), i + 1);
@@ -47,7 +53,7 @@ fn read_runs(path: &Path, text: &str) -> Vec<RunRecord> {
         assert_eq!(key.id(), f[1], "{}: run id", at());
         let values: Vec<(String, String)> = axes
             .iter()
-            .zip(&f[6..f.len() - 2])
+            .zip(&f[first_axis..f.len() - 2])
             .map(|(a, v)| (a.to_string(), v.to_string()))
             .collect();
         let value: f64 = f[f.len() - 1]

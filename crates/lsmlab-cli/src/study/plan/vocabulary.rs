@@ -4,6 +4,7 @@
 //! or claim on a metric no run produces would silently show nothing.
 
 use super::spec::{step_label, Plan, StepKind};
+use crate::engine::EngineKind;
 use crate::error::{CliError, CliResult};
 
 /// LevelDB 1.23's db_bench benchmarks.
@@ -239,6 +240,53 @@ pub fn metrics(plan: &Plan) -> (Vec<String>, Vec<String>) {
     (runs, load)
 }
 
+/// The step figures (`S.NAME`) a library keeps no counter for, and why: a claim on one of them
+/// reads n/a on that engine, and the plan check says so before the first run.
+fn lacks(driver: EngineKind, name: &str) -> Option<&'static str> {
+    let latency = STAT_HISTOGRAMS.iter().any(|h| {
+        name.strip_prefix(h)
+            .is_some_and(|r| r == ".p50_us" || r == ".p99_us")
+    });
+    match driver {
+        EngineKind::LevelDb => match name {
+            "fpr" => Some("LevelDB counts no filter probes"),
+            "filter_mb" | "filter_bits_per_key" => Some("LevelDB reports no filter sizes"),
+            "compaction_cpu_s" => Some("LevelDB measures no compaction CPU time"),
+            "compact_read_mb" => Some("LevelDB's log gives no compaction input bytes"),
+            _ if latency => Some("LevelDB keeps no latency statistics"),
+            _ => None,
+        },
+        EngineKind::Fjall if TICKERS.contains(&name) || latency => Some(
+            "fjall counts no flush or compaction bytes, compaction CPU, filter probes or sizes, and keeps no latency statistics",
+        ),
+        _ => None,
+    }
+}
+
+/// One note per claim and engine whose figure the engine's library has no counter for:
+/// `engines` are the plan's engines by name with the library each runs.
+pub fn missing_counters(plan: &Plan, engines: &[(String, EngineKind)]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (ci, c) in plan.claim.iter().enumerate() {
+        let Some((_, name)) = c.metric.split_once('.') else {
+            continue;
+        };
+        for (engine, driver) in engines {
+            if !c.engines.is_empty() && !c.engines.contains(engine) {
+                continue;
+            }
+            if let Some(why) = lacks(*driver, name) {
+                notes.push(format!(
+                    "claim {} ({}): engine {engine} has no counter for it ({why}); its row will read n/a",
+                    ci + 1,
+                    c.metric
+                ));
+            }
+        }
+    }
+    notes
+}
+
 /// Checks the names of `plan` against `text` (its source, for line numbers): every step's
 /// benchmarks, every figure's and claim's metrics, every figure's axes.
 pub fn check(plan: &Plan, text: &str) -> CliResult<()> {
@@ -375,6 +423,31 @@ mod tests {
             let e = Plan::parse(&text).unwrap_err();
             assert_eq!(e.0, expect);
         }
+    }
+
+    #[test]
+    fn a_claim_on_a_figure_a_library_cannot_give_is_named_before_the_run() {
+        let text = "title = \"t\"\n[[steps]]\nbench = \"fillrandom,readrandom\"\n\
+            [[claim]]\nquote = \"q\"\nmetric = \"fillrandom+readrandom.fpr\"\nrelation = \"smaller\"\nthan = 1\n\
+            [[claim]]\nquote = \"w\"\nmetric = \"fillrandom+readrandom.write_amp\"\nrelation = \"smaller\"\nthan = 1\n";
+        let p = Plan::parse(text).unwrap();
+        let engines = [
+            ("lsmlab".to_string(), EngineKind::Lsmlab),
+            ("rocksdb".to_string(), EngineKind::RocksDb),
+            ("leveldb".to_string(), EngineKind::LevelDb),
+            ("fjall".to_string(), EngineKind::Fjall),
+        ];
+        let notes = missing_counters(&p, &engines);
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(notes[0].starts_with(
+            "claim 1 (fillrandom+readrandom.fpr): engine leveldb has no counter for it (LevelDB counts no filter probes)"
+        ));
+        assert!(notes[1].starts_with("claim 1 (fillrandom+readrandom.fpr): engine fjall"));
+        assert!(notes[2].starts_with("claim 2 (fillrandom+readrandom.write_amp): engine fjall"));
+        assert!(lacks(EngineKind::LevelDb, "get.p99_us").is_some());
+        assert!(lacks(EngineKind::LevelDb, "write_amp").is_none());
+        assert!(lacks(EngineKind::LevelDb, "compaction_time_s").is_none());
+        assert!(lacks(EngineKind::RocksDb, "filter_bits_per_key").is_none());
     }
 
     #[test]

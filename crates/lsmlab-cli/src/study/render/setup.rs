@@ -199,19 +199,19 @@ fn time_rows(env: &Environment, records: &[RunRecord]) -> Vec<(String, String)> 
         let (lo, hi) = loads
             .iter()
             .fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(*v), h.max(*v)));
-        let busy = env.cores > 0 && hi > env.cores as f64;
+        // The load average counts the study's own threads too: the outside load below, not
+        // this, tells a shared machine from a busy study.
         setup.push((
             "load average".into(),
             format!(
-                "{lo:.2} to {hi:.2} at the runs' starts and ends ({} cores){}",
-                env.cores,
-                if busy {
-                    " — WARNING: the machine was busier than its cores; timings are noisy"
-                } else {
-                    ""
-                }
+                "{lo:.2} to {hi:.2} at the runs' starts and ends ({} cores)",
+                env.cores
             ),
         ));
+    }
+    let outside: Vec<_> = records.iter().filter_map(|r| r.outside_load).collect();
+    if let Some(line) = crate::study::run::outside_load::summary(&outside) {
+        setup.push(("outside load".into(), line));
     }
     setup
 }

@@ -5,14 +5,16 @@
 //! either a whole run or a partial one that `--resume` discards and runs again.
 
 use super::metrics::Metrics;
+use super::outside_load::OutsideLoad;
 use crate::error::{CliError, CliResult};
 use crate::study::plan::matrix::RunKey;
 use crate::study::text::csv_line;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// Version of the `runs.csv` columns; bumped when they change.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the `runs.csv` columns; bumped when they change (2: `outside_cpu_pct` and
+/// `steal_pct` after `order`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// What `result.json` holds for one run.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -52,6 +54,10 @@ pub struct RunRecord {
     /// The machine's 1-minute load average at the start and the end of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_average: Option<(f64, f64)>,
+    /// What other processes and the hypervisor took of the machine during the run
+    /// (outside_load.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_load: Option<OutsideLoad>,
     /// What the engine's output warned makes its timings slow (`Assertions are enabled`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slow_build: Vec<String>,
@@ -125,13 +131,23 @@ pub fn write_atomic(path: &Path, text: &str) -> CliResult<()> {
         .map_err(|e| CliError::new(format!("writing {}: {e}", path.display())))
 }
 
-/// `runs.csv`: schema_version, run, cell, engine, rep, order, one column per axis, metric,
-/// value — one row per run and metric, successful runs only.
+/// The columns of `runs.csv` before the axes.
+pub const RUN_COLUMNS: [&str; 8] = [
+    "schema_version",
+    "run",
+    "cell",
+    "engine",
+    "rep",
+    "order",
+    "outside_cpu_pct",
+    "steal_pct",
+];
+
+/// `runs.csv`: schema_version, run, cell, engine, rep, order, outside_cpu_pct, steal_pct
+/// (empty when not measured), one column per axis, metric, value — one row per run and metric,
+/// successful runs only.
 pub fn runs_csv(records: &[RunRecord], axes: &[String]) -> String {
-    let mut header: Vec<String> = ["schema_version", "run", "cell", "engine", "rep", "order"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut header: Vec<String> = RUN_COLUMNS.iter().map(|s| s.to_string()).collect();
     header.extend(axes.iter().cloned());
     header.push("metric".into());
     header.push("value".into());
@@ -146,6 +162,14 @@ pub fn runs_csv(records: &[RunRecord], axes: &[String]) -> String {
                 r.rep.to_string(),
                 r.order.to_string(),
             ];
+            let pct = |f: fn(&OutsideLoad) -> f64| {
+                r.outside_load
+                    .as_ref()
+                    .map(|l| format!("{:.2}", f(l)))
+                    .unwrap_or_default()
+            };
+            row.push(pct(|l| l.outside_cpu_pct));
+            row.push(pct(|l| l.steal_pct));
             for a in axes {
                 row.push(
                     r.axes
@@ -183,6 +207,7 @@ impl RunRecord {
             started: String::new(),
             ended: String::new(),
             load_average: None,
+            outside_load: None,
             metrics: Metrics::new(),
         }
     }
@@ -231,10 +256,19 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[0],
-            "schema_version,run,cell,engine,rep,order,bloom_bits,metric,value"
+            "schema_version,run,cell,engine,rep,order,outside_cpu_pct,steal_pct,bloom_bits,metric,value"
         );
-        assert_eq!(lines[1], "1,c001-lsmlab-r0,c001,lsmlab,0,4,10,a.x,1.5");
+        assert_eq!(lines[1], "2,c001-lsmlab-r0,c001,lsmlab,0,4,,,10,a.x,1.5");
         assert_eq!(lines.len(), 3);
+        rec.outside_load = Some(OutsideLoad {
+            outside_cpu_pct: 31.25,
+            steal_pct: 0.5,
+        });
+        let text = runs_csv(&[rec.clone()], &["bloom_bits".into()]);
+        assert_eq!(
+            text.lines().nth(1),
+            Some("2,c001-lsmlab-r0,c001,lsmlab,0,4,31.25,0.50,10,a.x,1.5")
+        );
         rec.metrics.clear();
         assert_eq!(runs_csv(&[rec], &[]).lines().count(), 1);
     }
@@ -267,6 +301,7 @@ mod tests {
             started: String::new(),
             ended: String::new(),
             load_average: None,
+            outside_load: None,
             slow_build: Vec::new(),
             metrics: Metrics::new(),
         };

@@ -4,6 +4,7 @@
 
 use super::load::{self, Loads};
 use super::metrics::{self, Metrics};
+use super::outside_load;
 use super::process;
 use super::results::{self, RunRecord};
 use super::steps::{engine_named, io_err, run_steps, Context, StepsOutcome, TIMESERIES_HEADER};
@@ -36,6 +37,7 @@ fn execute(
     let mut rec = RunRecord::starting(key, cell.values.clone(), order);
     rec.started = utc_stamp();
     let load_start = load_average();
+    let probe_start = outside_load::probe();
     let mut first = 0;
     if let Some(n) = loads.steps() {
         first = n;
@@ -85,6 +87,9 @@ fn execute(
     rec.ended = utc_stamp();
     if let (Some(a), Some(b)) = (load_start, load_average()) {
         rec.load_average = Some((a, b));
+    }
+    if let (Some(a), Some(b)) = (probe_start, outside_load::probe()) {
+        rec.outside_load = outside_load::between(&a, &b);
     }
     rec.metrics = o.metrics;
     if rec.status == "ok" {

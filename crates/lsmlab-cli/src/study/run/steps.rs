@@ -2,6 +2,7 @@
 //! settings, sampled once a second, its command and outputs kept, its figures parsed.
 
 use super::engines::{step_settings, Engine, Kind};
+use super::library_logs;
 use super::metrics::{self, Metrics};
 use super::output;
 use super::process;
@@ -196,6 +197,16 @@ pub fn run_steps(
         if let (Kind::Lsmlab, Some(doc)) = (engine.kind, &doc) {
             metrics::from_lsmlab_json(&mut o.metrics, &label, doc);
         }
+        let benches = step.bench.as_deref().unwrap_or("");
+        library_logs::add(
+            &mut o.metrics,
+            &label,
+            engine,
+            benches,
+            &flags,
+            db,
+            doc.as_ref(),
+        );
         let ops = process::operations(&parsed, doc.as_ref());
         process::from_step(&mut o.metrics, &label, &usage, ops);
         if step.kind(i)? != StepKind::Settle
