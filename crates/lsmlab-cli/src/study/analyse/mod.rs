@@ -8,6 +8,7 @@ pub mod findings;
 pub mod open_claims;
 pub mod outliers;
 pub mod regression;
+pub mod sequential;
 pub mod statistics;
 pub mod summary;
 pub mod verdicts;

@@ -19,6 +19,9 @@ use crate::study::text::significant;
 /// Beyond this many more repetitions the note says "out of reach".
 const REACH: usize = 10_000;
 
+/// How the note of a claim beyond `REACH` begins (what a sequential study reads it by).
+pub const OUT_OF_REACH: &str = "out of reach";
+
 /// The sum of squared deviations behind a finite interval of half-width `h` over `n` values:
 /// `anytime::half_width` solved for it (by bisection: it increases with the sum).
 fn spread_behind(n: usize, h: f64) -> Option<f64> {
@@ -166,7 +169,7 @@ fn cost(
             )
         }
         None => (
-            format!("out of reach: over {REACH} more repetitions at this spread"),
+            format!("{OUT_OF_REACH}: over {REACH} more repetitions at this spread"),
             None,
         ),
     }

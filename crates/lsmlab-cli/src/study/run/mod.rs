@@ -17,6 +17,7 @@ pub mod results;
 pub mod runner;
 pub mod rusage;
 pub mod sampler;
+pub mod sequential;
 pub mod shard;
 pub mod steps;
 pub mod utc;
