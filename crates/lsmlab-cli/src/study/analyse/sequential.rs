@@ -246,6 +246,9 @@ pub fn next(s: &Study) -> Next {
         .count();
     let decided = outcomes.len() - open.len() - no_data;
     let stop = |kind, reason| Next::Stop(Stop { kind, reason });
+    if outcomes.is_empty() {
+        return stop(StopKind::Decided, "the plan has no claims to decide".into());
+    }
     if open.is_empty() {
         let na = if no_data > 0 {
             format!(", {no_data} n/a (no figure: more runs cannot give one)")

@@ -173,6 +173,11 @@ fn every_claim_decided_stops() {
     let s = stop_of(next(&study(&claims, &cells, &engines, &records, ROOMY)));
     assert_eq!(s.kind, StopKind::Decided);
     assert_eq!(s.reason, "every claim is decided (1 decided)");
+    let s = stop_of(next(&study(&[], &cells, &engines, &records, ROOMY)));
+    assert_eq!(
+        (s.kind, s.reason.as_str()),
+        (StopKind::Decided, "the plan has no claims to decide")
+    );
 }
 
 #[test]
