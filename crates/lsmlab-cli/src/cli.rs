@@ -132,6 +132,19 @@ pub struct RunArgs {
     /// Exit non-zero when a claim of the plan is not reproduced (after writing the report).
     #[arg(long)]
     pub check_claims: bool,
+    /// After the plan's repetitions, add rounds of one repetition of the cells whose claims
+    /// are still open, until every claim is decided or the budget is spent (as a plan's
+    /// `[budget]`; see docs/studies.md).
+    #[arg(long)]
+    pub until_decided: bool,
+    /// The wall time the study's runs may take in all, e.g. 10m, 4h, 1h30m (implies
+    /// --until-decided).
+    #[arg(long, value_name = "DURATION")]
+    pub budget: Option<String>,
+    /// The most repetitions any cell gets in a sequential study (default 100; implies
+    /// --until-decided).
+    #[arg(long, value_name = "N")]
+    pub max_repetitions: Option<u32>,
 }
 
 /// Parses `args` (without the program name). `Ok(None)` means help or version was printed.

@@ -1,6 +1,6 @@
 //! The study commands: `lsmlab run` (plan → expanded runs → results → report), `lsmlab report`
 //! (the report again from a results directory) and `lsmlab merge` (shards joined, then reported).
-//! The only place that uses every stage.
+//! The only place that uses every stage (with `until_decided`, the sequential rounds it calls).
 
 use super::analyse::{compare_inputs, open_claims, summary, verdicts};
 use super::plan::limits;
@@ -13,6 +13,7 @@ use super::run::utc::utc_stamp;
 use super::run::{
     audit, engines, environment, load, merge, results, runner, shard, staged_dir, steps,
 };
+use super::until_decided;
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
 use engines::Engine;
@@ -372,6 +373,7 @@ fn run_all(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
         per_load,
         ..
     } = p;
+    let budget = until_decided::budget(args, dir, &plan, expanded.shard)?;
     std::fs::create_dir_all(dir.join("runs"))
         .map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
     if let Ok(text) = std::fs::read_to_string(dir.join("plan.json")) {
@@ -439,6 +441,9 @@ fn run_all(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
     }
     progress.close();
     loads.remove_all(&db_dir);
+    if let Some(b) = budget {
+        until_decided::rounds(&ctx, &expanded, b, per_run)?;
+    }
     let _ = std::fs::remove_dir(&db_dir);
     Ok(())
 }

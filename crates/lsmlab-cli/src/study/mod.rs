@@ -18,3 +18,4 @@ pub mod plan;
 pub mod render;
 pub mod run;
 pub mod text;
+pub mod until_decided;

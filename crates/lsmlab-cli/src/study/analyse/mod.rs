@@ -11,6 +11,7 @@ pub mod open_claims;
 pub mod outliers;
 pub mod regression;
 pub mod runs_to_decide;
+pub mod sequential;
 pub mod statistics;
 pub mod summary;
 pub mod verdicts;

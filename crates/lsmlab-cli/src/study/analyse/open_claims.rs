@@ -15,10 +15,13 @@ use super::verdicts::{matches, Outcome, Verdict};
 use crate::study::plan::claims::{Claim, Relation, DEFAULT_TOLERANCE};
 use crate::study::plan::matrix::Cell;
 use crate::study::run::results::RunRecord;
-use crate::study::text::significant;
+use crate::study::text::{significant, value_text};
 
 /// Beyond this many more repetitions the note says "out of reach".
 const REACH: usize = 10_000;
+
+/// How the note of a claim beyond `REACH` begins (what a sequential study reads it by).
+pub const OUT_OF_REACH: &str = "out of reach";
 
 /// The sum of squared deviations behind a finite interval of half-width `h` over `n` values:
 /// `anytime::half_width` solved for it (by bisection: it increases with the sum).
@@ -92,8 +95,14 @@ fn seed_excluded(claim: &Claim, o: &Outcome) -> Option<String> {
     Some(format!("direction open; the seed's {size} excluded"))
 }
 
-/// Cells a claim reads (both sides of a ratio) and the mean wall time of their runs.
-fn cells_and_time(claim: &Claim, cells: &[Cell], records: &[RunRecord]) -> (usize, usize, f64) {
+/// Cells a claim reads (both sides of a ratio) and the mean wall time of their runs on the
+/// outcome's engines (another engine's runs of the same cells may take much longer).
+fn cells_and_time(
+    claim: &Claim,
+    o: &Outcome,
+    cells: &[Cell],
+    records: &[RunRecord],
+) -> (usize, usize, f64) {
     let chosen: Vec<&Cell> = cells.iter().filter(|c| matches(c, &claim.cells)).collect();
     let (read, per_round) = match &claim.ratio {
         Some(r) if r.axis == "engine" => (chosen.len(), chosen.len()),
@@ -111,6 +120,12 @@ fn cells_and_time(claim: &Claim, cells: &[Cell], records: &[RunRecord]) -> (usiz
     let walls: Vec<f64> = records
         .iter()
         .filter(|r| r.status == "ok" && idx.contains(&r.cell))
+        .filter(|r| match &claim.ratio {
+            Some(q) if q.axis == "engine" => {
+                r.engine == value_text(&q.a) || r.engine == value_text(&q.b)
+            }
+            _ => r.engine == o.engine,
+        })
         .filter_map(|r| r.metrics.get("process.wall_s").copied())
         .collect();
     let wall = if walls.is_empty() {
@@ -143,7 +158,7 @@ fn cost(
     cells: &[Cell],
     records: &[RunRecord],
 ) -> (String, Option<usize>) {
-    let (read, per_round, wall) = cells_and_time(claim, cells, records);
+    let (read, per_round, wall) = cells_and_time(claim, o, cells, records);
     let h = (scale(claim, o.ci_hi) - scale(claim, o.ci_lo)) / 2.0;
     let Some(ss) = spread_behind(o.n, h) else {
         return (
@@ -173,7 +188,7 @@ fn cost(
             )
         }
         None => (
-            format!("out of reach: over {REACH} more repetitions at this spread"),
+            format!("{OUT_OF_REACH}: over {REACH} more repetitions at this spread"),
             None,
         ),
     }
@@ -240,6 +255,10 @@ mod tests {
                 let mut r = RunRecord::ok_for_test(c.index, c.values.clone(), "e", rep, "ops", v);
                 r.metrics.insert("process.wall_s".into(), 30.0);
                 rs.push(r);
+                // Another engine's runs of the same cells, ten times slower: not e's time.
+                let mut slow = RunRecord::ok_for_test(c.index, c.values.clone(), "f", rep, "x", v);
+                slow.metrics.insert("process.wall_s".into(), 300.0);
+                rs.push(slow);
             }
         }
         let claim: Claim = toml::from_str(
@@ -263,6 +282,9 @@ mod tests {
         );
         let r = o[0].more_repetitions.unwrap();
         assert!(r > 0, "{r}");
+        // At e's 30 s a run, not the mean over both engines' runs of those cells.
+        let time = duration_text(r as f64 * 2.0 * 30.0);
+        assert!(o[0].note.ends_with(&time), "{} vs {time}", o[0].note);
         let csv = crate::study::analyse::verdicts::claims_csv(&claims, &o);
         assert!(csv
             .lines()

@@ -2,6 +2,7 @@
 //! axes, scales, figures and claims), the cells its axes expand into and the order of its runs.
 //! Runs nothing and reads no results: every check here is one the plan alone allows.
 
+pub mod budget;
 pub mod claims;
 pub mod limits;
 pub mod matrix;

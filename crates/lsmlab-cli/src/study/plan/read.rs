@@ -34,6 +34,16 @@ impl Plan {
             }
         })?;
         plan.check()?;
+        if let Some(b) = &plan.budget {
+            // The cap holds at every scale: each scale's repetitions, named.
+            let reps: Vec<(String, u32)> = std::iter::once(("the plan".into(), plan.repetitions))
+                .chain(plan.scale.keys().map(|n| {
+                    let r = plan.scaled(Some(n)).repetitions;
+                    (format!("scale {n}"), r)
+                }))
+                .collect();
+            b.check(|k| vocabulary::line_of(text, "[budget]", 0, k), &reps)?;
+        }
         vocabulary::check(&plan, text)?;
         Ok(plan)
     }

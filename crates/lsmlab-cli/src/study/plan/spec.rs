@@ -3,6 +3,7 @@
 //! Unknown keys are errors that name the key (`deny_unknown_fields`), because a misspelt axis or
 //! flag that is silently ignored would produce a study that measured something else.
 
+use super::budget::BudgetSpec;
 use super::claims::Claim;
 use crate::error::{CliError, CliResult};
 use crate::study::text::value_text;
@@ -73,6 +74,10 @@ pub struct Plan {
     /// `analyse::verdicts`).
     #[serde(default)]
     pub claim: Vec<Claim>,
+    /// `[budget]`: repetitions added where claims are still open, within these limits (see
+    /// `budget`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetSpec>,
 }
 
 fn default_engines() -> Vec<String> {

@@ -18,6 +18,7 @@ pub fn setup_rows(
 ) -> Vec<(String, String)> {
     let mut setup = study_rows(x, env, records);
     setup.extend(merge_row(dir));
+    setup.extend(crate::study::run::sequential::setup_row(dir));
     setup.extend(missing_row(dir, x, records));
     setup.extend(load_row(x, records));
     setup.extend(time_rows(env, records));

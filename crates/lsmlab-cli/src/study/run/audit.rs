@@ -1,10 +1,12 @@
 //! The runs of a results directory checked against its `plan.json` before anything is drawn
 //! from them: each record's id, cell, engine and repetition consistent with each other and with
-//! the plan, and the plan's runs that have no record (missing), so a report never counts a run
-//! twice, makes up a cell, or draws a study with runs gone without saying so.
+//! the plan (the rounds of `sequential.json` included), and the plan's runs that have no record
+//! (missing), so a report never counts a run twice, makes up a cell, or draws a study with runs
+//! gone without saying so.
 
 use super::expanded::Expanded;
 use super::results::{run_dir, RunRecord};
+use super::sequential;
 use crate::error::{CliError, CliResult};
 use crate::study::plan::matrix::RunKey;
 use std::collections::BTreeSet;
@@ -13,7 +15,14 @@ use std::path::Path;
 /// Refuses the first record of `records` (read from `dir`) that does not belong to the plan
 /// of `x`, naming its file; returns the ids of the plan's runs that have no record, in run order.
 pub fn check(dir: &Path, x: &Expanded, records: &[RunRecord]) -> CliResult<Vec<String>> {
-    let planned: BTreeSet<&str> = x.order.iter().map(String::as_str).collect();
+    // A sequential study's rounds add runs beyond the plan's repetitions.
+    let rounds = sequential::read(dir)?;
+    let planned: BTreeSet<&str> = x
+        .order
+        .iter()
+        .map(String::as_str)
+        .chain(rounds.iter().flat_map(sequential::Record::run_ids))
+        .collect();
     for r in records {
         let file = run_dir(dir, &r.id).join("result.json");
         let bad = |what: String| CliError::new(format!("{}: {what}", file.display()));
@@ -56,10 +65,13 @@ pub fn check(dir: &Path, x: &Expanded, records: &[RunRecord]) -> CliResult<Vec<S
         }
     }
     let present: BTreeSet<&str> = records.iter().map(|r| r.id.as_str()).collect();
+    let mut seen = BTreeSet::new();
     Ok(x.order
         .iter()
-        .filter(|id| !present.contains(id.as_str()))
-        .cloned()
+        .map(String::as_str)
+        .chain(rounds.iter().flat_map(sequential::Record::run_ids))
+        .filter(|id| !present.contains(id) && seen.insert(*id))
+        .map(str::to_string)
         .collect())
 }
 

@@ -19,6 +19,7 @@ pub mod results;
 pub mod runner;
 pub mod rusage;
 pub mod sampler;
+pub mod sequential;
 pub mod shard;
 pub mod staged_dir;
 pub mod steps;
