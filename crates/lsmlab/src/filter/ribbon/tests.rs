@@ -367,3 +367,35 @@ fn steps_by_slack() {
         println!("slack {eps:.3}: {:.2} steps/key", steps as f64 / n as f64);
     }
 }
+
+/// A kind-2 block as the builder of commit 3355224 wrote it: 1,000 keys (`key{i:012}`,
+/// i < 1000) at 7.5 Bloom bits per key: 9 blocks, the first 7 with 5 columns, the last 2 with 6. Later builders may size
+/// blocks differently, but this block must keep reading with the same answers.
+const KIND2_BLOCK: &[u8] = include_bytes!("testdata/kind2-1000-keys-7.5-bpk.bin");
+
+#[test]
+fn a_block_written_by_the_first_builder_still_reads() {
+    let reader = super::super::FilterReader::open(KIND2_BLOCK.to_vec()).unwrap();
+    assert_eq!(reader.kind(), Some(super::super::FilterKind::Ribbon));
+    assert_eq!(reader.num_keys(), 1000);
+    let key = |i: u64| crate::filter::key_hash(format!("key{i:012}").as_bytes());
+    assert!((0..1000).all(|i| reader.may_match(key(i))));
+    // Absent keys match at the rate the block was built for (3.1 %): 3,125 expected of
+    // 100,000, binomial standard deviation 55.
+    let fp = (1000..101_000)
+        .filter(|&i| reader.may_match(key(i)))
+        .count();
+    let expected = RibbonPolicy::new(7.5).target_fpr() * 100_000.0;
+    assert!(
+        (fp as f64 - expected).abs() < 6.0 * expected.sqrt(),
+        "{fp} false positives, {expected:.0} expected"
+    );
+    // Every byte changed, one at a time, opens as an error or as a filter that can be probed.
+    for at in 0..KIND2_BLOCK.len() {
+        let mut block = KIND2_BLOCK.to_vec();
+        block[at] ^= 0xA5;
+        if let Ok(r) = super::super::FilterReader::open(block) {
+            let _ = (0..64).filter(|&i| r.may_match(key(i))).count();
+        }
+    }
+}
