@@ -304,8 +304,14 @@ fn spare_slack_stays_within_the_bytes_budget() {
             if spare > 0 {
                 assert!(share <= SPARE_SLACK_BYTES_SHARE, "bpk {bpk} n {n}: {share}");
             }
+            // The minimum slack alone fits in 72 % from 10 bits per key at every size here,
+            // and in 74.5 % from 5 (74.3 % at 10M keys: the mix of column counts costs 2.4 %
+            // at 5 bits per key, the slack 5.7 %).
+            if n >= 10_000 && bpk >= 10.0 {
+                assert!(share <= 0.72, "bpk {bpk} n {n}: {share}");
+            }
             if n >= 10_000 && bpk >= 5.0 {
-                assert!(share <= 0.75, "bpk {bpk} n {n}: {share}");
+                assert!(share <= 0.745, "bpk {bpk} n {n}: {share}");
             }
         }
     }
