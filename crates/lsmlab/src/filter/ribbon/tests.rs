@@ -182,6 +182,51 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Through the policy, as tables use it: every key of any set (with duplicates) matches,
+    /// and the block has the size the layout promises: Ribbon's exact length, within the
+    /// bytes budget when spare slack was added; or Bloom's length when Bloom was smaller.
+    #[test]
+    fn built_blocks_miss_no_key_and_have_the_designed_size(
+        n in 1usize..20_000,
+        key_seed in 0u64..1_000_000,
+        dup_every in 0usize..10,
+        bpk in 0.5f64..24.0,
+    ) {
+        let p = RibbonPolicy::new(bpk);
+        let mut keys = hashes(n, key_seed);
+        if dup_every > 0 {
+            let dups: Vec<u64> = keys.iter().step_by(dup_every).copied().collect();
+            keys.extend(dups);
+        }
+        let block = p.build(&keys);
+        let len = block.len();
+        let reader = super::super::FilterReader::open(block).unwrap();
+        proptest::prop_assert!(keys.iter().all(|&h| reader.may_match(h)));
+        let ribbon_len = p.ribbon_block_len(keys.len());
+        let bloom_len = p.bloom.block_len(keys.len());
+        match reader.kind() {
+            Some(super::super::FilterKind::Ribbon) => {
+                proptest::prop_assert_eq!(len, ribbon_len);
+                proptest::prop_assert!(ribbon_len < bloom_len);
+                if p.layout(keys.len()).num_blocks > num_blocks_for(keys.len()) {
+                    proptest::prop_assert!(
+                        len as f64 <= SPARE_SLACK_BYTES_SHARE * bloom_len as f64
+                    );
+                }
+            }
+            // Bloom only where it is no larger (no seed fails at these sizes and slacks).
+            kind => {
+                proptest::prop_assert_eq!(kind, Some(super::super::FilterKind::Bloom));
+                proptest::prop_assert_eq!(len, bloom_len);
+                proptest::prop_assert!(bloom_len <= ribbon_len);
+            }
+        }
+    }
+}
+
 /// Random bands: rows and results at random (all 32 result bits, beyond the columns too),
 /// so back-substitution, plain arithmetic on whatever the band holds, is exercised at every
 /// column count and with the fewer-column blocks first, last, or absent.
