@@ -5,7 +5,7 @@
 //! is reopened with another setting.
 //!
 //! - [`bloom`]: cache-local Bloom (RocksDB's FastLocalBloom design), fast to build and probe.
-//! - [`ribbon`]: Standard128 Ribbon, about 26 % smaller at the same false-positive rate, several
+//! - [`ribbon`]: Standard128 Ribbon, about 28 % smaller at the same false-positive rate, several
 //!   times slower to build; `bits_per_key` means Bloom-equivalent bits.
 //!
 //! - [`allocation`]: how the memory is spread across levels (uniform or Monkey's), and
