@@ -5,7 +5,7 @@
 //! is reopened with another setting.
 //!
 //! - [`bloom`]: cache-local Bloom (RocksDB's FastLocalBloom design), fast to build and probe.
-//! - [`ribbon`]: Standard128 Ribbon, about 26 % smaller at the same false-positive rate, several
+//! - [`ribbon`]: Standard128 Ribbon, about 28 % smaller at the same false-positive rate, several
 //!   times slower to build; `bits_per_key` means Bloom-equivalent bits.
 //!
 //! - [`allocation`]: how the memory is spread across levels (uniform or Monkey's), and
@@ -402,16 +402,19 @@ mod tests {
     }
 
     #[test]
-    fn ribbon_needs_at_most_75_percent_of_bloom_bytes() {
+    fn ribbon_needs_at_most_72_percent_of_bloom_bytes_from_10_bits() {
+        // Below about 9 bits per key the minimum slack and the mix of column counts alone
+        // need more than 72 % (73.3 % at 5 bits per key with 100k keys; RocksDB's own
+        // Ribbon needs 73.7 % there with 1M keys).
         let n = 100_000;
         let keys = key_hashes(0..n);
-        for bpk in [5.0, 10.0, 15.0, 20.0] {
+        for (bpk, share) in [(5.0, 0.735), (10.0, 0.72), (15.0, 0.72), (20.0, 0.72)] {
             let bloom = policy(FilterKind::Bloom, bpk).build(&keys).len();
             let ribbon_block = policy(FilterKind::Ribbon, bpk).build(&keys);
             let ribbon = ribbon_block.len();
             assert_eq!(open(ribbon_block).kind(), Some(FilterKind::Ribbon));
             assert!(
-                ribbon as f64 <= 0.75 * bloom as f64,
+                ribbon as f64 <= share * bloom as f64,
                 "bpk {bpk}: ribbon {ribbon} B vs bloom {bloom} B"
             );
         }

@@ -30,7 +30,7 @@
 //! As in RocksDB, `bits_per_key` names the Bloom filter whose FPR Ribbon should match: the target
 //! is [`cache_local_fpr`](super::bloom::cache_local_fpr) of that many bits with the chosen probe
 //! count, and Ribbon spends what that FPR needs plus spare slack that makes construction
-//! cheaper, within 74.5 % of Bloom's bytes ([`SPARE_SLACK_BYTES_SHARE`]). Block format and
+//! cheaper, within 72 % of Bloom's bytes ([`SPARE_SLACK_BYTES_SHARE`]). Block format and
 //! measurements: `docs/filters.md`.
 
 use super::bloom::BloomPolicy;
@@ -139,14 +139,17 @@ pub fn slot_overhead(num_keys: usize) -> f64 {
 const EXTRA_SLOTS: f64 = 6.0;
 
 /// Spare slack is added only while the Ribbon block stays within this share of the Bloom
-/// block's bytes. The Ribbon space target is 75 %, and the budget is computed from the exact
-/// block lengths for each key count, so it needs no margin for rounding; half a point is kept
-/// so that float rounding of the product never lands on the wrong side. At 100k keys and 5,
-/// 10, 15, 20 Bloom bits per key the minimum slack gives 73 %, 71 %, 68 %, 65 %: about 2 %
-/// more slots at 5, 6 % at 10, the 12 % cap at 15 and 20. (Until the Ribbon construction
-/// target was pursued this was 72 %: 2.5 points more memory saved, about 1.5 more elimination
-/// steps per key at 10 bits per key.)
-pub const SPARE_SLACK_BYTES_SHARE: f64 = 0.745;
+/// block's bytes: the space target is 72 % of Bloom's bytes at the same false-positive rate
+/// (RocksDB's Standard128Ribbon measures 71.0 % at 10 bits per key on 1M keys). The budget is
+/// computed from the exact block lengths for each key count, so it needs no margin for
+/// rounding. Where the minimum slack alone already needs more (below about 9 Bloom bits per
+/// key: 73.3 % at 5 and 72.0 % at 7 with 100k keys), no spare is added. At 100k keys the
+/// minimum slack (4.3 %) gives 71 %, 68 %, 65 % at 10, 15, 20 bits per key; the spare then
+/// brings the slack to 6.2 %, 10.3 % and 15.3 % (the 12 % cap on spare blocks at 20, and
+/// beyond). A share of 74.5 % (the earlier setting) buys about 1.5 fewer
+/// elimination steps per key at 10 bits per key for 2.5 points of memory;
+/// [`RibbonPolicy::with_bytes_share`] chooses another trade.
+pub const SPARE_SLACK_BYTES_SHARE: f64 = 0.72;
 
 /// At most this many spare blocks per needed block: past about 12 % the steps saved per slot
 /// added fall off (3.5 steps per key at 12 %, 3.1 at 15 %), while the back-substitution and
@@ -200,6 +203,8 @@ impl Layout {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RibbonPolicy {
     bits_per_key: f64,
+    /// Spare slack is added while the block stays within this share of Bloom's bytes.
+    bytes_share: f64,
     target_fpr: f64,
     upper_columns: u32,
     /// Share of the blocks (where keys start) that get `upper_columns` columns.
@@ -208,8 +213,17 @@ pub struct RibbonPolicy {
 }
 
 impl RibbonPolicy {
-    /// A policy matching the FPR of a Bloom filter with `bits_per_key` bits per key (> 0).
+    /// A policy matching the FPR of a Bloom filter with `bits_per_key` bits per key (> 0),
+    /// within [`SPARE_SLACK_BYTES_SHARE`] of its bytes where the minimum slack allows.
     pub fn new(bits_per_key: f64) -> RibbonPolicy {
+        RibbonPolicy::with_bytes_share(bits_per_key, SPARE_SLACK_BYTES_SHARE)
+    }
+
+    /// [`RibbonPolicy::new`] adding spare slack while the block stays within `bytes_share` of
+    /// the Bloom block's bytes (0 or less: never). The FPR is the same at every share; more
+    /// share buys fewer elimination steps per key (faster construction) with memory. For
+    /// studies of that trade; the blocks read like any other.
+    pub fn with_bytes_share(bits_per_key: f64, bytes_share: f64) -> RibbonPolicy {
         let bloom = BloomPolicy::new(bits_per_key);
         let target_fpr = bloom.expected_fpr().clamp(f64::MIN_POSITIVE, 1.0);
         let bits = -target_fpr.log2();
@@ -223,6 +237,7 @@ impl RibbonPolicy {
         };
         RibbonPolicy {
             bits_per_key,
+            bytes_share,
             target_fpr,
             upper_columns,
             upper_share,
@@ -241,7 +256,8 @@ impl RibbonPolicy {
     }
 
     /// The layout for `num_keys` keys: the blocks [`num_blocks_for`] needs, plus spare blocks
-    /// while the block stays within [`SPARE_SLACK_BYTES_SHARE`] of the Bloom block's bytes.
+    /// while the block stays within the policy's share of the Bloom block's bytes
+    /// ([`SPARE_SLACK_BYTES_SHARE`] unless made [`RibbonPolicy::with_bytes_share`]).
     ///
     /// Slack beyond what banding needs makes it cheaper: a row is reduced once per occupied
     /// slot it meets before a free one, and the stretch of occupied slots ahead of the rows
@@ -251,7 +267,7 @@ impl RibbonPolicy {
     fn layout(&self, num_keys: usize) -> Layout {
         let base = num_blocks_for(num_keys);
         let layout = self.layout_with_blocks(base);
-        let budget = SPARE_SLACK_BYTES_SHARE * self.bloom.block_len(num_keys) as f64;
+        let budget = self.bytes_share * self.bloom.block_len(num_keys) as f64;
         let spare_bytes = budget - layout.block_len() as f64;
         // A block costs at most `upper_columns` words.
         let block_bytes = (self.upper_columns as usize * WORD_BYTES) as f64;

@@ -182,6 +182,51 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Through the policy, as tables use it: every key of any set (with duplicates) matches,
+    /// and the block has the size the layout promises: Ribbon's exact length, within the
+    /// bytes budget when spare slack was added; or Bloom's length when Bloom was smaller.
+    #[test]
+    fn built_blocks_miss_no_key_and_have_the_designed_size(
+        n in 1usize..20_000,
+        key_seed in 0u64..1_000_000,
+        dup_every in 0usize..10,
+        bpk in 0.5f64..24.0,
+    ) {
+        let p = RibbonPolicy::new(bpk);
+        let mut keys = hashes(n, key_seed);
+        if dup_every > 0 {
+            let dups: Vec<u64> = keys.iter().step_by(dup_every).copied().collect();
+            keys.extend(dups);
+        }
+        let block = p.build(&keys);
+        let len = block.len();
+        let reader = super::super::FilterReader::open(block).unwrap();
+        proptest::prop_assert!(keys.iter().all(|&h| reader.may_match(h)));
+        let ribbon_len = p.ribbon_block_len(keys.len());
+        let bloom_len = p.bloom.block_len(keys.len());
+        match reader.kind() {
+            Some(super::super::FilterKind::Ribbon) => {
+                proptest::prop_assert_eq!(len, ribbon_len);
+                proptest::prop_assert!(ribbon_len < bloom_len);
+                if p.layout(keys.len()).num_blocks > num_blocks_for(keys.len()) {
+                    proptest::prop_assert!(
+                        len as f64 <= SPARE_SLACK_BYTES_SHARE * bloom_len as f64
+                    );
+                }
+            }
+            // Bloom only where it is no larger (no seed fails at these sizes and slacks).
+            kind => {
+                proptest::prop_assert_eq!(kind, Some(super::super::FilterKind::Bloom));
+                proptest::prop_assert_eq!(len, bloom_len);
+                proptest::prop_assert!(bloom_len <= ribbon_len);
+            }
+        }
+    }
+}
+
 /// Random bands: rows and results at random (all 32 result bits, beyond the columns too),
 /// so back-substitution, plain arithmetic on whatever the band holds, is exercised at every
 /// column count and with the fewer-column blocks first, last, or absent.
@@ -304,8 +349,14 @@ fn spare_slack_stays_within_the_bytes_budget() {
             if spare > 0 {
                 assert!(share <= SPARE_SLACK_BYTES_SHARE, "bpk {bpk} n {n}: {share}");
             }
+            // The minimum slack alone fits in 72 % from 10 bits per key at every size here,
+            // and in 74.5 % from 5 (74.3 % at 10M keys: the mix of column counts costs 2.4 %
+            // at 5 bits per key, the slack 5.7 %).
+            if n >= 10_000 && bpk >= 10.0 {
+                assert!(share <= 0.72, "bpk {bpk} n {n}: {share}");
+            }
             if n >= 10_000 && bpk >= 5.0 {
-                assert!(share <= 0.75, "bpk {bpk} n {n}: {share}");
+                assert!(share <= 0.745, "bpk {bpk} n {n}: {share}");
             }
         }
     }
@@ -365,5 +416,37 @@ fn steps_by_slack() {
             }
         }
         println!("slack {eps:.3}: {:.2} steps/key", steps as f64 / n as f64);
+    }
+}
+
+/// A kind-2 block as the builder of commit 3355224 wrote it: 1,000 keys (`key{i:012}`,
+/// i < 1000) at 7.5 Bloom bits per key: 9 blocks, the first 7 with 5 columns, the last 2 with 6. Later builders may size
+/// blocks differently, but this block must keep reading with the same answers.
+const KIND2_BLOCK: &[u8] = include_bytes!("testdata/kind2-1000-keys-7.5-bpk.bin");
+
+#[test]
+fn a_block_written_by_the_first_builder_still_reads() {
+    let reader = super::super::FilterReader::open(KIND2_BLOCK.to_vec()).unwrap();
+    assert_eq!(reader.kind(), Some(super::super::FilterKind::Ribbon));
+    assert_eq!(reader.num_keys(), 1000);
+    let key = |i: u64| crate::filter::key_hash(format!("key{i:012}").as_bytes());
+    assert!((0..1000).all(|i| reader.may_match(key(i))));
+    // Absent keys match at the rate the block was built for (3.1 %): 3,125 expected of
+    // 100,000, binomial standard deviation 55.
+    let fp = (1000..101_000)
+        .filter(|&i| reader.may_match(key(i)))
+        .count();
+    let expected = RibbonPolicy::new(7.5).target_fpr() * 100_000.0;
+    assert!(
+        (fp as f64 - expected).abs() < 6.0 * expected.sqrt(),
+        "{fp} false positives, {expected:.0} expected"
+    );
+    // Every byte changed, one at a time, opens as an error or as a filter that can be probed.
+    for at in 0..KIND2_BLOCK.len() {
+        let mut block = KIND2_BLOCK.to_vec();
+        block[at] ^= 0xA5;
+        if let Ok(r) = super::super::FilterReader::open(block) {
+            let _ = (0..64).filter(|&i| r.may_match(key(i))).count();
+        }
     }
 }
