@@ -242,6 +242,44 @@ fn report_checks_the_runs_it_reads_against_the_plan() {
 }
 
 #[test]
+fn report_with_an_edited_plan_draws_its_figures_and_refuses_other_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let out = tmp.path().join("out");
+    assert_eq!(lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]).0, 0);
+    let dir = out.to_str().unwrap();
+    let edited = tmp.path().join("edited.toml");
+    let added = "[[figure]]\ntitle = \"Writes added later\"\nkind = \"bar\"\nmetrics = [\"fillrandom.ops_per_sec\"]\nx = \"bloom_bits\"\n";
+    std::fs::write(&edited, format!("{TINY}{added}")).unwrap();
+    let (code, _, stderr) = lsmlab(&["report", dir, "--plan", edited.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("## Writes added later"), "{md}");
+    assert!(out
+        .join("plots")
+        .join("02-writes-added-later-0.svg")
+        .is_file());
+    // The directory keeps the edited plan: a plain `report` draws the figure again.
+    std::fs::remove_file(out.join("plots").join("02-writes-added-later-0.svg")).unwrap();
+    assert_eq!(lsmlab(&["report", dir]).0, 0);
+    assert!(out
+        .join("plots")
+        .join("02-writes-added-later-0.svg")
+        .is_file());
+    // A flag the runs did not have is refused, named, and changes nothing.
+    std::fs::write(&edited, TINY.replace("reads = 100", "reads = 200")).unwrap();
+    let before = std::fs::read_to_string(out.join("plan.json")).unwrap();
+    let (code, _, stderr) = lsmlab(&["report", dir, "--plan", edited.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("flags.reads is 200, was 100"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("plan.json")).unwrap(),
+        before
+    );
+}
+
+#[test]
 fn resume_after_a_killed_study_gives_the_same_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let plan = write_plan(tmp.path(), TINY);

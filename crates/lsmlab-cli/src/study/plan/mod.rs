@@ -6,5 +6,6 @@ pub mod claims;
 pub mod limits;
 pub mod matrix;
 pub mod read;
+pub mod revision;
 pub mod spec;
 pub mod vocabulary;
