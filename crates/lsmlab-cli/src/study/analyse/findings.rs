@@ -35,7 +35,7 @@ pub struct Sources<'a> {
     pub compare: &'a [CompareRow],
     /// Crossovers found on the figures, one line each.
     pub crossovers: Vec<String>,
-    /// A note per engine to add wherever it appears (e.g. "assertions enabled").
+    /// A mark per engine to add wherever it appears (e.g. "†" for a slow build).
     pub engine_notes: Vec<(String, String)>,
 }
 
@@ -70,7 +70,7 @@ impl Sources<'_> {
         self.engine_notes
             .iter()
             .filter(|(e, _)| engine.split(" / ").any(|x| x == e))
-            .map(|(e, n)| format!(" [{e}: {n}]"))
+            .map(|(_, n)| format!(" {n}"))
             .collect()
     }
 
@@ -443,7 +443,7 @@ mod tests {
             summary: &summary,
             compare: &compare,
             crossovers: Vec::new(),
-            engine_notes: vec![("rocksdb".into(), "assertions enabled".into())],
+            engine_notes: vec![("rocksdb".into(), "†".into())],
         };
         let f = findings(&s);
         let titles: Vec<&str> = f.iter().map(|s| s.title.as_str()).collect();
@@ -451,8 +451,8 @@ mod tests {
             titles,
             [
                 "ribbon on lsmlab",
-                "ribbon on rocksdb [rocksdb: assertions enabled]",
-                "rocksdb / lsmlab [rocksdb: assertions enabled]",
+                "ribbon on rocksdb †",
+                "rocksdb / lsmlab †",
                 "Counted, not listed"
             ]
         );

@@ -5,6 +5,7 @@
 pub mod document;
 pub mod html;
 pub mod markdown;
+pub mod metric_table;
 pub mod panels;
 pub mod plots;
 pub mod sections;
