@@ -3,6 +3,7 @@
 //! Runs nothing and reads no results: every check here is one the plan alone allows.
 
 pub mod claims;
+pub mod heatmap_check;
 pub mod limits;
 pub mod matrix;
 pub mod read;

@@ -10,6 +10,7 @@ use super::panels::{self, Panel};
 use super::plots::{self, Chart};
 use super::sections::{FigureTable, Sections, Shown, SLOW_MARK, TABLE_HEAD};
 use super::setup::{engine_notes, setup_rows};
+use super::{heatmap, heatmap_plot};
 use crate::error::{CliError, CliResult};
 use crate::study::analyse::findings::{self, Section, Sources};
 use crate::study::analyse::summary::{CompareRow, SummaryRow, NOISY_CV};
@@ -177,6 +178,35 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
                         .into_iter()
                         .map(|c| (c, None)),
                 );
+            }
+            "heatmap" => {
+                let engines: Vec<String> = input
+                    .expanded
+                    .engines
+                    .iter()
+                    .map(|e| e.name.clone())
+                    .collect();
+                let maps = heatmap::heatmaps(
+                    f,
+                    &input.expanded.cells,
+                    &input.expanded.axes,
+                    &engines,
+                    input.records,
+                );
+                for (pi, h) in maps.iter().enumerate() {
+                    let stem = format!("{:02}-{}-{pi}", fi + 1, slug(&f.title));
+                    let svg = heatmap_plot::svg(h)?;
+                    std::fs::write(plots_dir.join(format!("{stem}.svg")), &svg)
+                        .map_err(|e| CliError::new(format!("plots: {e}")))?;
+                    heatmap_plot::png(h, &plots_dir.join(format!("{stem}.png")))?;
+                    drawn.push(Drawn {
+                        title: h.title.clone(),
+                        stem,
+                        svg,
+                        table: Some(heatmap::table(h)),
+                        crossovers: Vec::new(),
+                    });
+                }
             }
             "table" => {
                 let (x, series) = panels::axes_of(f, &input.expanded.axes);

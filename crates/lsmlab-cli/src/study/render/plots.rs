@@ -8,9 +8,9 @@ use plotters::prelude::*;
 
 /// The font every plot uses, compiled in.
 static FONT: &[u8] = include_bytes!("../../../assets/DejaVuSans.ttf");
-const FAMILY: &str = "sans-serif";
+pub(super) const FAMILY: &str = "sans-serif";
 
-fn register_font() {
+pub(super) fn register_font() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // A font that fails to load leaves plotters without text; the plot is still drawn.
