@@ -4,6 +4,7 @@
 //! of two results directories. Draws nothing and writes no report.
 
 pub mod anytime;
+pub mod digest;
 pub mod findings;
 pub mod open_claims;
 pub mod outliers;
