@@ -6,6 +6,7 @@
 
 use super::panels::{axes_of, strip_common_prefix};
 use super::sections::FigureTable;
+use super::units::axis_label;
 use crate::study::analyse::statistics::{paired_ratio, Ratio};
 use crate::study::plan::matrix::Cell;
 use crate::study::plan::spec::Figure;
@@ -115,7 +116,8 @@ pub fn heatmaps(
             groups.push(k.1.clone());
         }
     }
-    let (labels, prefix) = strip_common_prefix(&xs);
+    let shown: Vec<String> = xs.iter().map(|x| axis_label(&x_axis, x)).collect();
+    let (labels, prefix) = strip_common_prefix(&shown);
     let row_label = if prefix.is_empty() {
         x_axis.clone()
     } else {
@@ -152,7 +154,7 @@ pub fn heatmaps(
                 row_label: row_label.clone(),
                 rows: labels.clone(),
                 series: s_axis.clone(),
-                cols: cols.clone(),
+                cols: cols.iter().map(|c| axis_label(&s_axis, c)).collect(),
                 baseline: baseline.clone(),
                 cells: grid,
             });

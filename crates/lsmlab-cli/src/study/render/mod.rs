@@ -12,3 +12,4 @@ pub mod panels;
 pub mod plots;
 pub mod sections;
 pub mod setup;
+pub mod units;
