@@ -8,7 +8,7 @@ const CSS: &str = "body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;max-w
 table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;overflow-wrap:break-word}
 th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}svg{max-width:100%;height:auto}
 .q{font-size:1.15em;background:#f6f8fa;border-left:4px solid #0072b2;padding:.5em 1em}.small{color:#666;font-size:.85em}
-td.v{font-weight:bold;overflow-wrap:normal}.ci{color:#555;font-size:.85em;white-space:nowrap}td.reproduced{color:#1a7f37}td.reversed,td.not-reproduced{color:#b42318}td.inconclusive{color:#9a6700}";
+td.v{font-weight:bold;overflow-wrap:normal}.ci{color:#555;font-size:.85em;white-space:nowrap}.scroll{overflow-x:auto}.wide{margin:0 min(0px,calc(500px - 50vw + 1em))}table.many{font-size:.76em}table.many td,table.many th{padding:.2em .35em}td.reproduced{color:#1a7f37}td.reversed,td.not-reproduced{color:#b42318}td.inconclusive{color:#9a6700}";
 
 /// `esc`, with `code` spans of markdown as <code>.
 pub fn esc_code(s: &str) -> String {
@@ -98,7 +98,8 @@ pub fn html(s: &Sections) -> String {
         let _ = writeln!(h, "<p class=\"small\">{}</p>", esc(INTERVALS));
     }
     for d in &s.figures {
-        let _ = writeln!(h, "<h2>{}</h2>", esc(&d.title));
+        // Each figure has an anchor, so that a link can point at it.
+        let _ = writeln!(h, "<h2 id=\"{}\">{}</h2>", esc(&d.stem), esc(&d.title));
         if !d.svg.is_empty() {
             let svg = d.svg.trim_start_matches(|c| c != '<');
             let svg = if svg.starts_with("<?xml") {
@@ -136,7 +137,14 @@ fn table(t: &FigureTable) -> String {
         .iter()
         .map(|c| format!("<th>{}</th>", esc_wrap(c)))
         .collect();
-    let _ = writeln!(h, "<table>\n<tr>{head}</tr>");
+    // A table wider than the page scrolls inside its box; the page itself never does.
+    // Many columns take smaller type and the window's width, so that ten metrics still fit.
+    let (div, class) = if t.head.len() > 7 {
+        ("scroll wide", " class=\"many\"")
+    } else {
+        ("scroll", "")
+    };
+    let _ = writeln!(h, "<div class=\"{div}\"><table{class}>\n<tr>{head}</tr>");
     for r in &t.rows {
         let cells: String = r
             .iter()
@@ -151,7 +159,7 @@ fn table(t: &FigureTable) -> String {
             .collect();
         let _ = writeln!(h, "<tr>{cells}</tr>");
     }
-    let _ = writeln!(h, "</table>");
+    let _ = writeln!(h, "</table></div>");
     h
 }
 

@@ -2,8 +2,9 @@
 //! series, engine) and a column per metric, each cell the metric's mean and 95 % CI, so a
 //! figure of four metrics reads as one table rather than one per metric and engine.
 
-use super::panels::{point_of, Panel};
+use super::panels::{point_of, strip_common_prefix, Panel};
 use super::sections::FigureTable;
+use super::units::axis_label;
 use crate::study::analyse::summary::NOISY_CV;
 use crate::study::text::significant;
 
@@ -31,12 +32,21 @@ pub fn metric_table(x_axis: &str, series_axis: &str, panels: &[Panel]) -> Figure
     }
     let with_rest = keys.iter().any(|k| !k[0].is_empty());
     let with_series = !series_axis.is_empty() && series_axis != "engine" && series_axis != x_axis;
-    let with_engine = x_axis != "engine";
+    let one_engine = keys.iter().all(|k| k[3] == keys[0][3]);
+    let with_engine = x_axis != "engine" && !one_engine;
+    // The x values and the metrics lose the prefix they all share, said once above the table.
+    let xs: Vec<String> = keys.iter().map(|k| axis_label(x_axis, &k[1])).collect();
+    let (xs, x_prefix) = strip_common_prefix(&xs);
+    let (heads, step) = common_step(&metrics);
     let mut head = Vec::new();
     if with_rest {
         head.push("other axes".to_string());
     }
-    head.push(x_axis.to_string());
+    head.push(if x_prefix.is_empty() {
+        x_axis.to_string()
+    } else {
+        format!("{x_axis} ({x_prefix}…)")
+    });
     if with_series {
         head.push(series_axis.to_string());
     }
@@ -45,15 +55,15 @@ pub fn metric_table(x_axis: &str, series_axis: &str, panels: &[Panel]) -> Figure
     }
     let numbers_from = head.len();
     head.push("n".to_string());
-    head.extend(metrics.iter().map(|m| m.to_string()));
+    head.extend(heads);
     let (mut noisy, mut outliers) = (false, false);
     let mut rows = Vec::new();
-    for k in &keys {
+    for (k, x) in keys.iter().zip(xs) {
         let mut row = Vec::new();
         if with_rest {
             row.push(k[0].clone());
         }
-        row.push(k[1].clone());
+        row.push(x);
         if with_series {
             row.push(k[2].clone());
         }
@@ -96,7 +106,20 @@ pub fn metric_table(x_axis: &str, series_axis: &str, panels: &[Panel]) -> Figure
         row.extend(cells);
         rows.push(row);
     }
+    // One n for the whole table goes above it.
+    let n_col = numbers_from;
+    let one_n = rows.iter().all(|r| r[n_col] == rows[0][n_col]);
     let mut caption = "Each cell: the mean and its 95 % CI".to_string();
+    if one_n && !rows.is_empty() {
+        caption += &format!(" of {} runs", rows[0][n_col]);
+        head.remove(n_col);
+        for r in &mut rows {
+            r.remove(n_col);
+        }
+    }
+    if !step.is_empty() {
+        caption += &format!("; metrics of `{step}`");
+    }
     if noisy {
         caption += &format!("; ~ CV ≥ {:.0} %", NOISY_CV * 100.0);
     }
@@ -111,6 +134,35 @@ pub fn metric_table(x_axis: &str, series_axis: &str, panels: &[Panel]) -> Figure
         rows,
         numbers_from,
     }
+}
+
+/// The metrics without the step they all share (`run.sim.read_amp`, `run.compact_write_mb` →
+/// `sim.read_amp`, `compact_write_mb` and `run`); as they are when they share none or are one.
+fn common_step(metrics: &[&str]) -> (Vec<String>, String) {
+    let step = metrics
+        .first()
+        .and_then(|m| m.split_once('.'))
+        .map(|(s, _)| s)
+        .unwrap_or("");
+    let shared = !step.is_empty()
+        && metrics.len() > 1
+        && metrics.iter().all(|m| {
+            m.strip_prefix(step)
+                .is_some_and(|r| r.len() > 1 && r.starts_with('.'))
+        });
+    if !shared {
+        return (
+            metrics.iter().map(|m| m.to_string()).collect(),
+            String::new(),
+        );
+    }
+    (
+        metrics
+            .iter()
+            .map(|m| m[step.len() + 1..].to_string())
+            .collect(),
+        step.to_string(),
+    )
 }
 
 #[cfg(test)]
@@ -152,12 +204,30 @@ mod tests {
         .unwrap();
         let p = panels(&f, &summary, &cells, &["ribbon".to_string()]);
         let t = metric_table("ribbon", "engine", &p);
-        assert_eq!(t.head, ["ribbon", "engine", "n", "a", "b", "c"]);
+        assert_eq!(t.head, ["ribbon", "engine", "a", "b", "c"]);
+        assert!(t.caption.contains("of 3 runs"), "{}", t.caption);
         assert_eq!(t.rows.len(), 4, "2 settings × 2 engines");
-        assert_eq!(t.rows[0][..3], ["false", "lsmlab", "3"]);
-        assert!(t.rows[0][3].starts_with("10.0"), "{:?}", t.rows[0]);
-        assert!(t.rows[0][3].contains(" ["), "the CI follows the mean");
-        assert!(t.rows[0][5].starts_with("0.500 ["), "{:?}", t.rows[0]);
+        assert_eq!(t.rows[0][..2], ["false", "lsmlab"]);
+        assert!(t.rows[0][2].starts_with("10.0"), "{:?}", t.rows[0]);
+        assert!(t.rows[0][2].contains(" ["), "the CI follows the mean");
+        assert!(t.rows[0][4].starts_with("0.500 ["), "{:?}", t.rows[0]);
         assert_eq!(t.numbers_from, 2);
+    }
+
+    #[test]
+    fn a_step_all_metrics_share_is_said_once() {
+        let (heads, step) = common_step(&["run.sim.read_amp", "run.compact_write_mb"]);
+        assert_eq!(
+            (heads, step.as_str()),
+            (
+                vec!["sim.read_amp".to_string(), "compact_write_mb".into()],
+                "run"
+            )
+        );
+        let (heads, step) = common_step(&["fill.ops", "db_size_mb"]);
+        assert_eq!(
+            (heads, step.as_str()),
+            (vec!["fill.ops".to_string(), "db_size_mb".into()], "")
+        );
     }
 }
