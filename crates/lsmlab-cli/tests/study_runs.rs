@@ -280,6 +280,33 @@ fn report_with_an_edited_plan_draws_its_figures_and_refuses_other_settings() {
 }
 
 #[test]
+fn a_heatmap_figure_is_drawn_with_its_table_in_the_markdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = TINY.replace("bloom_bits = [0, 10]", "bloom_bits = [0, 10]\nvalue_size = [64, 128]")
+        .replace("value_size = 64\n", "")
+        + "[[figure]]\ntitle = \"Reads against no filter\"\nkind = \"heatmap\"\nmetrics = [\"readrandom.ops_per_sec\"]\nx = \"value_size\"\nseries = \"bloom_bits\"\nbaseline = \"0\"\n";
+    let plan = write_plan(tmp.path(), &text);
+    let out = tmp.path().join("out");
+    let (code, _, stderr) = lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("## Reads against no filter: readrandom.ops_per_sec"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| value_size | 10 |"),
+        "a column per series value but the baseline: {md}"
+    );
+    assert!(
+        md.contains("| 64 B | ") && md.contains("| 128 B | "),
+        "byte sizes in units: {md}"
+    );
+    let plot = out.join("plots").join("02-reads-against-no-filter-0.png");
+    assert!(std::fs::read(plot).unwrap().starts_with(b"\x89PNG"));
+}
+
+#[test]
 fn resume_after_a_killed_study_gives_the_same_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let plan = write_plan(tmp.path(), TINY);

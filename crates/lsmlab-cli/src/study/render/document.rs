@@ -148,6 +148,63 @@ fn findings(input: &Input, drawn: &[Drawn]) -> Vec<Section> {
     findings::findings(&sources)
 }
 
+/// What a heat map with nothing to divide says in its place.
+const NO_RATIO: &str =
+    "No ratio to draw: no cell has paired runs of the baseline and another series value.";
+
+/// The heat maps of figure `fi` (`heatmap`), each drawn to `plots_dir` with its table; a note
+/// in their place when there is no ratio to draw.
+fn draw_heatmaps(input: &Input, fi: usize, plots_dir: &Path) -> CliResult<Vec<Drawn>> {
+    let Some(f) = input.expanded.plan.figure.get(fi) else {
+        return Ok(Vec::new());
+    };
+    let mut drawn = Vec::new();
+    let engines: Vec<String> = input
+        .expanded
+        .engines
+        .iter()
+        .map(|e| e.name.clone())
+        .collect();
+    let maps = heatmap::heatmaps(
+        f,
+        &input.expanded.cells,
+        &input.expanded.axes,
+        &engines,
+        input.records,
+    );
+    if maps.is_empty() {
+        // Said, not left out: e.g. an optional engine that did not run.
+        drawn.push(Drawn {
+            title: f.title.clone(),
+            stem: format!("{:02}-{}-0", fi + 1, slug(&f.title)),
+            svg: String::new(),
+            table: Some(FigureTable {
+                caption: NO_RATIO.into(),
+                head: Vec::new(),
+                rows: Vec::new(),
+                numbers_from: 0,
+                numbers_to: 0,
+            }),
+            crossovers: Vec::new(),
+        });
+    }
+    for (pi, h) in maps.iter().enumerate() {
+        let stem = format!("{:02}-{}-{pi}", fi + 1, slug(&f.title));
+        let svg = heatmap_plot::svg(h)?;
+        std::fs::write(plots_dir.join(format!("{stem}.svg")), &svg)
+            .map_err(|e| CliError::new(format!("plots: {e}")))?;
+        heatmap_plot::png(h, &plots_dir.join(format!("{stem}.png")))?;
+        drawn.push(Drawn {
+            title: h.title.clone(),
+            stem,
+            svg,
+            table: Some(heatmap::table(h)),
+            crossovers: Vec::new(),
+        });
+    }
+    Ok(drawn)
+}
+
 fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
     let plots_dir = input.dir.join("plots");
     std::fs::create_dir_all(&plots_dir)
@@ -179,35 +236,7 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
                         .map(|c| (c, None)),
                 );
             }
-            "heatmap" => {
-                let engines: Vec<String> = input
-                    .expanded
-                    .engines
-                    .iter()
-                    .map(|e| e.name.clone())
-                    .collect();
-                let maps = heatmap::heatmaps(
-                    f,
-                    &input.expanded.cells,
-                    &input.expanded.axes,
-                    &engines,
-                    input.records,
-                );
-                for (pi, h) in maps.iter().enumerate() {
-                    let stem = format!("{:02}-{}-{pi}", fi + 1, slug(&f.title));
-                    let svg = heatmap_plot::svg(h)?;
-                    std::fs::write(plots_dir.join(format!("{stem}.svg")), &svg)
-                        .map_err(|e| CliError::new(format!("plots: {e}")))?;
-                    heatmap_plot::png(h, &plots_dir.join(format!("{stem}.png")))?;
-                    drawn.push(Drawn {
-                        title: h.title.clone(),
-                        stem,
-                        svg,
-                        table: Some(heatmap::table(h)),
-                        crossovers: Vec::new(),
-                    });
-                }
-            }
+            "heatmap" => drawn.extend(draw_heatmaps(input, fi, &plots_dir)?),
             "table" => {
                 let (x, series) = panels::axes_of(f, &input.expanded.axes);
                 let all = panels::panels(

@@ -132,6 +132,9 @@ fn table(t: &FigureTable) -> String {
     if !t.caption.is_empty() {
         let _ = writeln!(h, "<p class=\"small\">{}</p>", esc_code(&t.caption));
     }
+    if t.head.is_empty() {
+        return h;
+    }
     let head: String = t
         .head
         .iter()

@@ -49,6 +49,9 @@ pub fn markdown(s: &Sections) -> String {
             if !t.caption.is_empty() {
                 let _ = writeln!(md, "{}\n", t.caption);
             }
+            if t.head.is_empty() {
+                continue;
+            }
             let _ = writeln!(
                 md,
                 "| {} |\n|{}",
