@@ -59,6 +59,11 @@ pub enum Command {
         /// setup); without it a directory with missing runs is refused, naming them.
         #[arg(long)]
         allow_missing: bool,
+        /// Report with this edited plan: its figures, claims, title, question and compared
+        /// axes; its engines, matrix, flags, properties, steps and load must be those the
+        /// runs had (a difference is refused, named). It replaces the directory's plan.
+        #[arg(long, value_name = "EDITED.toml")]
+        plan: Option<PathBuf>,
     },
     /// Join the result directories of the shards of one plan
     Merge {

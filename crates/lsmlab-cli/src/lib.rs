@@ -33,7 +33,8 @@ pub fn run(args: &[String]) -> CliResult<()> {
             dir,
             check_claims,
             allow_missing,
-        } => study::commands::report_main(&dir, check_claims, allow_missing),
+            plan,
+        } => study::commands::report_main(&dir, check_claims, allow_missing, plan.as_deref()),
         Command::Compare {
             baseline,
             candidate,

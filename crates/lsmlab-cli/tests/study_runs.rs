@@ -242,6 +242,71 @@ fn report_checks_the_runs_it_reads_against_the_plan() {
 }
 
 #[test]
+fn report_with_an_edited_plan_draws_its_figures_and_refuses_other_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = write_plan(tmp.path(), TINY);
+    let out = tmp.path().join("out");
+    assert_eq!(lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]).0, 0);
+    let dir = out.to_str().unwrap();
+    let edited = tmp.path().join("edited.toml");
+    let added = "[[figure]]\ntitle = \"Writes added later\"\nkind = \"bar\"\nmetrics = [\"fillrandom.ops_per_sec\"]\nx = \"bloom_bits\"\n";
+    std::fs::write(&edited, format!("{TINY}{added}")).unwrap();
+    let (code, _, stderr) = lsmlab(&["report", dir, "--plan", edited.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("## Writes added later"), "{md}");
+    assert!(out
+        .join("plots")
+        .join("02-writes-added-later-0.svg")
+        .is_file());
+    // The directory keeps the edited plan: a plain `report` draws the figure again.
+    std::fs::remove_file(out.join("plots").join("02-writes-added-later-0.svg")).unwrap();
+    assert_eq!(lsmlab(&["report", dir]).0, 0);
+    assert!(out
+        .join("plots")
+        .join("02-writes-added-later-0.svg")
+        .is_file());
+    // A flag the runs did not have is refused, named, and changes nothing.
+    std::fs::write(&edited, TINY.replace("reads = 100", "reads = 200")).unwrap();
+    let before = std::fs::read_to_string(out.join("plan.json")).unwrap();
+    let (code, _, stderr) = lsmlab(&["report", dir, "--plan", edited.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("flags.reads is 200, was 100"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("plan.json")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn a_heatmap_figure_is_drawn_with_its_table_in_the_markdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = TINY.replace("bloom_bits = [0, 10]", "bloom_bits = [0, 10]\nvalue_size = [64, 128]")
+        .replace("value_size = 64\n", "")
+        + "[[figure]]\ntitle = \"Reads against no filter\"\nkind = \"heatmap\"\nmetrics = [\"readrandom.ops_per_sec\"]\nx = \"value_size\"\nseries = \"bloom_bits\"\nbaseline = \"0\"\n";
+    let plan = write_plan(tmp.path(), &text);
+    let out = tmp.path().join("out");
+    let (code, _, stderr) = lsmlab(&["run", &plan, "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("## Reads against no filter: readrandom.ops_per_sec"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| value_size | 10 |"),
+        "a column per series value but the baseline: {md}"
+    );
+    assert!(
+        md.contains("| 64 B | ") && md.contains("| 128 B | "),
+        "byte sizes in units: {md}"
+    );
+    let plot = out.join("plots").join("02-reads-against-no-filter-0.png");
+    assert!(std::fs::read(plot).unwrap().starts_with(b"\x89PNG"));
+}
+
+#[test]
 fn resume_after_a_killed_study_gives_the_same_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let plan = write_plan(tmp.path(), TINY);
@@ -939,8 +1004,13 @@ fn an_engine_built_with_assertions_is_marked_wherever_it_appears() {
         "setup says so: {md}"
     );
     assert!(
-        md.contains("| rocksdb [rocksdb: Assertions are enabled: its timings are slow] |"),
-        "the claims table says so: {md}"
+        md.contains("| rocksdb\u{a0}† |") && md.contains("\n† an engine whose own output warned"),
+        "the claims table marks it: {md}"
+    );
+    assert_eq!(
+        md.matches("Assertions are enabled").count(),
+        1,
+        "the warning itself once, in the setup: {md}"
     );
     assert!(
         !md.contains("lsmlab [lsmlab:"),

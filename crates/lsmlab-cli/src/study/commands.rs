@@ -562,9 +562,36 @@ pub fn finish_allowing(dir: &Path, allow_missing: bool) -> CliResult<Finished> {
     })
 }
 
-/// `lsmlab report DIR`.
-pub fn report_main(dir: &Path, check_claims: bool, allow_missing: bool) -> CliResult<()> {
+/// `lsmlab report DIR [--plan EDITED.toml]`.
+pub fn report_main(
+    dir: &Path,
+    check_claims: bool,
+    allow_missing: bool,
+    plan: Option<&Path>,
+) -> CliResult<()> {
+    if let Some(path) = plan {
+        adopt_plan(dir, path)?;
+    }
     finish_allowing(dir, allow_missing)?.conclude(check_claims)
+}
+
+/// `report --plan`: the edited plan checked against the one the runs were made with
+/// (`revision::revise`), then recorded in `plan.json` and `plan.toml` in its place, so a later
+/// `report DIR` or `run --resume DIR` reads the same plan.
+fn adopt_plan(dir: &Path, path: &Path) -> CliResult<()> {
+    let json_path = dir.join("plan.json");
+    let mut x: Expanded =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).map_err(|e| {
+            CliError::new(format!("{}: not a results directory ({e})", dir.display()))
+        })?)
+        .map_err(|e| CliError::new(format!("{}: {e}", json_path.display())))?;
+    let (edited, text) = Plan::load(path)?;
+    x.plan = super::plan::revision::revise(&x.plan, &edited, x.scale.as_deref())
+        .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+    x.title = x.plan.title.clone();
+    x.plan_hash = fingerprint(&[&text, x.scale.as_deref().unwrap_or("")]);
+    write(&dir.join("plan.toml"), &text)?;
+    write(&json_path, &json(&x)?)
 }
 
 /// `lsmlab merge DIR... --out OUT`: built in `OUT.partial` and renamed to OUT once merged,

@@ -3,6 +3,7 @@
 //! setting of each metric, then engine against engine. Only what the 95 % CIs separate is
 //! stated as a finding; the rest is counted, or listed as "not separated" when few.
 
+use super::digest::{digest, Entry, LINES};
 use super::summary::{higher_is_better, CompareRow, SummaryRow, NOISY_CV};
 use crate::study::plan::matrix::Cell;
 use crate::study::plan::spec::Plan;
@@ -35,7 +36,7 @@ pub struct Sources<'a> {
     pub compare: &'a [CompareRow],
     /// Crossovers found on the figures, one line each.
     pub crossovers: Vec<String>,
-    /// A note per engine to add wherever it appears (e.g. "assertions enabled").
+    /// A mark per engine to add wherever it appears (e.g. "†" for a slow build).
     pub engine_notes: Vec<(String, String)>,
 }
 
@@ -70,7 +71,7 @@ impl Sources<'_> {
         self.engine_notes
             .iter()
             .filter(|(e, _)| engine.split(" / ").any(|x| x == e))
-            .map(|(e, n)| format!(" [{e}: {n}]"))
+            .map(|(_, n)| format!(" {n}"))
             .collect()
     }
 
@@ -135,9 +136,14 @@ pub fn findings(s: &Sources) -> Vec<Section> {
     out.extend(variant_sections(s, &mut tally));
     let (best, unclear_best) = best_settings(s);
     if !best.is_empty() {
+        let more = best.len().saturating_sub(LINES);
+        let mut items: Vec<String> = best.into_iter().take(LINES).collect();
+        if more > 0 {
+            items.push(format!("and {more} more in summary.csv"));
+        }
         out.push(Section {
             title: "Best setting, its CI clear of the runner-up".into(),
-            items: best,
+            items,
         });
     }
     out.extend(engine_sections(s, &mut tally));
@@ -173,27 +179,37 @@ fn variant_sections(s: &Sources, tally: &mut Tally) -> Vec<Section> {
             }
             rows.sort_by_key(|r| (s.metric_rank(&r.metric), r.a.clone()));
             tally.tested += rows.len();
-            let mut items = Vec::new();
+            let mut entries = Vec::new();
             let mut quiet = Vec::new();
             for r in &rows {
                 let rest = s.rest_of(r, axis);
+                let pair = r.axis.trim_start_matches(&prefix);
                 let what = format!(
-                    "{} ({}{})",
+                    "{} ({pair}{})",
                     r.metric,
-                    r.axis.trim_start_matches(&prefix),
                     if rest.is_empty() {
                         String::new()
                     } else {
                         format!(", {rest}")
                     }
                 );
-                if separated(r) {
-                    items.push(format!("{what}: {}", ratio_text(r)));
-                } else {
+                if !separated(r) {
                     quiet.push(format!("{what} {}", ratio_text(r)));
                 }
+                entries.push(Entry {
+                    group: format!("{} ({pair})", r.metric),
+                    line: format!("{what}: {}", ratio_text(r)),
+                    ratio: r.ratio.ratio,
+                    separated: separated(r),
+                });
             }
-            tally.listed += items.len();
+            tally.listed += entries.iter().filter(|e| e.separated).count();
+            let other: Vec<&String> = s.axes.iter().filter(|a| *a != axis).collect();
+            let unit = match other.as_slice() {
+                [one] => format!("{one} values"),
+                _ => "cells".to_string(),
+            };
+            let mut items = digest(&entries, &unit);
             if items.is_empty() {
                 items.push("nothing separated by the 95 % CIs".into());
             }
@@ -278,19 +294,28 @@ fn engine_sections(s: &Sources, tally: &mut Tally) -> Vec<Section> {
         .filter(|r| r.kind == "engine")
         .collect();
     tally.tested += engine_rows.len();
-    let mut by_pair: Vec<(String, Vec<String>)> = Vec::new();
+    let mut by_pair: Vec<(String, Vec<Entry>)> = Vec::new();
     let mut rows = engine_rows.clone();
     rows.sort_by_key(|r| (r.a.clone(), s.metric_rank(&r.metric)));
-    for r in rows.iter().filter(|r| separated(r)) {
-        tally.listed += 1;
+    for r in &rows {
         let pair = format!("{} / {}", r.a, r.b);
-        let line = format!("{} ({}): {}", r.metric, r.context, ratio_text(r));
+        let entry = Entry {
+            group: r.metric.clone(),
+            line: format!("{} ({}): {}", r.metric, r.context, ratio_text(r)),
+            ratio: r.ratio.ratio,
+            separated: separated(r),
+        };
         match by_pair.iter_mut().find(|(p, _)| *p == pair) {
-            Some((_, v)) => v.push(line),
-            None => by_pair.push((pair, vec![line])),
+            Some((_, v)) => v.push(entry),
+            None => by_pair.push((pair, vec![entry])),
         }
     }
-    for (pair, items) in by_pair {
+    for (pair, entries) in by_pair {
+        tally.listed += entries.iter().filter(|e| e.separated).count();
+        let items = digest(&entries, "cells");
+        if items.is_empty() {
+            continue;
+        }
         out.push(Section {
             title: format!("{pair}{}", s.note(&pair)),
             items,
@@ -443,7 +468,7 @@ mod tests {
             summary: &summary,
             compare: &compare,
             crossovers: Vec::new(),
-            engine_notes: vec![("rocksdb".into(), "assertions enabled".into())],
+            engine_notes: vec![("rocksdb".into(), "†".into())],
         };
         let f = findings(&s);
         let titles: Vec<&str> = f.iter().map(|s| s.title.as_str()).collect();
@@ -451,8 +476,8 @@ mod tests {
             titles,
             [
                 "ribbon on lsmlab",
-                "ribbon on rocksdb [rocksdb: assertions enabled]",
-                "rocksdb / lsmlab [rocksdb: assertions enabled]",
+                "ribbon on rocksdb †",
+                "rocksdb / lsmlab †",
                 "Counted, not listed"
             ]
         );

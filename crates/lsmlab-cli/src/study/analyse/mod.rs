@@ -6,6 +6,7 @@
 pub mod anytime;
 pub mod compare_inputs;
 pub mod every_case;
+pub mod digest;
 pub mod findings;
 pub mod open_claims;
 pub mod outliers;

@@ -4,8 +4,10 @@
 
 pub mod budget;
 pub mod claims;
+pub mod heatmap_check;
 pub mod limits;
 pub mod matrix;
 pub mod read;
+pub mod revision;
 pub mod spec;
 pub mod vocabulary;

@@ -133,12 +133,13 @@ impl Plan {
             c.check(i, &axes, &engines)?;
         }
         for f in &self.figure {
-            if !["bar", "line", "timeseries", "table"].contains(&f.kind.as_str()) {
+            if !["bar", "line", "timeseries", "table", "heatmap"].contains(&f.kind.as_str()) {
                 return Err(CliError::new(format!(
-                    "figure {:?}: kind {:?}; allowed bar, line, timeseries, table",
+                    "figure {:?}: kind {:?}; allowed bar, line, timeseries, table, heatmap",
                     f.title, f.kind
                 )));
             }
+            super::heatmap_check::check(f, &axes, &engines)?;
         }
         Ok(())
     }

@@ -212,7 +212,8 @@ impl Step {
 pub struct Figure {
     /// Title above the figure.
     pub title: String,
-    /// `bar` (categories), `line` (numeric x), `timeseries` (CPU/RSS/disk over time) or `table`.
+    /// `bar` (categories), `line` (numeric x), `timeseries` (CPU/RSS/disk over time), `table`
+    /// (a column per metric) or `heatmap` (x × series, each cell its ratio to `baseline`).
     #[serde(default = "default_kind")]
     pub kind: String,
     /// Metric names (see docs/studies.md), e.g. `readrandom.ops_per_sec`.
@@ -233,6 +234,10 @@ pub struct Figure {
     /// Mark where the series cross with non-overlapping CIs (the "golden cross").
     #[serde(default)]
     pub crossover: bool,
+    /// A heat map's denominator: the series value every other is divided by (default: the
+    /// series axis' first value). Set it to the value the question compares against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
 }
 
 fn default_kind() -> String {

@@ -5,10 +5,12 @@
 
 use super::html::html;
 use super::markdown::markdown;
+use super::metric_table::metric_table;
 use super::panels::{self, Panel};
 use super::plots::{self, Chart};
-use super::sections::{FigureTable, Sections, Shown};
+use super::sections::{FigureTable, Sections, Shown, SLOW_MARK, TABLE_HEAD};
 use super::setup::{engine_notes, setup_rows};
+use super::{heatmap, heatmap_plot};
 use crate::error::{CliError, CliResult};
 use crate::study::analyse::findings::{self, Section, Sources};
 use crate::study::analyse::summary::{CompareRow, SummaryRow, NOISY_CV};
@@ -45,12 +47,12 @@ fn ci(lo: f64, hi: f64) -> String {
     }
 }
 
-/// A drawn figure: its file stem and panels or charts.
+/// A drawn figure: its heading, file stem, plot and table.
 struct Drawn {
+    title: String,
     stem: String,
-    chart: Chart,
     svg: String,
-    panel: Option<Panel>,
+    table: Option<FigureTable>,
     /// What the crossover search found on this chart, one line per engine.
     crossovers: Vec<String>,
 }
@@ -138,9 +140,69 @@ fn findings(input: &Input, drawn: &[Drawn]) -> Vec<Section> {
         summary: input.summary,
         compare: input.compare,
         crossovers: drawn.iter().flat_map(|d| d.crossovers.clone()).collect(),
-        engine_notes: engine_notes(input.expanded, input.records),
+        engine_notes: engine_notes(input.expanded, input.records)
+            .into_iter()
+            .map(|(e, _)| (e, SLOW_MARK.to_string()))
+            .collect(),
     };
     findings::findings(&sources)
+}
+
+/// What a heat map with nothing to divide says in its place.
+const NO_RATIO: &str =
+    "No ratio to draw: no cell has paired runs of the baseline and another series value.";
+
+/// The heat maps of figure `fi` (`heatmap`), each drawn to `plots_dir` with its table; a note
+/// in their place when there is no ratio to draw.
+fn draw_heatmaps(input: &Input, fi: usize, plots_dir: &Path) -> CliResult<Vec<Drawn>> {
+    let Some(f) = input.expanded.plan.figure.get(fi) else {
+        return Ok(Vec::new());
+    };
+    let mut drawn = Vec::new();
+    let engines: Vec<String> = input
+        .expanded
+        .engines
+        .iter()
+        .map(|e| e.name.clone())
+        .collect();
+    let maps = heatmap::heatmaps(
+        f,
+        &input.expanded.cells,
+        &input.expanded.axes,
+        &engines,
+        input.records,
+    );
+    if maps.is_empty() {
+        // Said, not left out: e.g. an optional engine that did not run.
+        drawn.push(Drawn {
+            title: f.title.clone(),
+            stem: format!("{:02}-{}-0", fi + 1, slug(&f.title)),
+            svg: String::new(),
+            table: Some(FigureTable {
+                caption: NO_RATIO.into(),
+                head: Vec::new(),
+                rows: Vec::new(),
+                numbers_from: 0,
+                numbers_to: 0,
+            }),
+            crossovers: Vec::new(),
+        });
+    }
+    for (pi, h) in maps.iter().enumerate() {
+        let stem = format!("{:02}-{}-{pi}", fi + 1, slug(&f.title));
+        let svg = heatmap_plot::svg(h)?;
+        std::fs::write(plots_dir.join(format!("{stem}.svg")), &svg)
+            .map_err(|e| CliError::new(format!("plots: {e}")))?;
+        heatmap_plot::png(h, &plots_dir.join(format!("{stem}.png")))?;
+        drawn.push(Drawn {
+            title: h.title.clone(),
+            stem,
+            svg,
+            table: Some(heatmap::table(h)),
+            crossovers: Vec::new(),
+        });
+    }
+    Ok(drawn)
 }
 
 fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
@@ -174,15 +236,22 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
                         .map(|c| (c, None)),
                 );
             }
+            "heatmap" => drawn.extend(draw_heatmaps(input, fi, &plots_dir)?),
             "table" => {
-                for p in panels::panels(
+                let (x, series) = panels::axes_of(f, &input.expanded.axes);
+                let all = panels::panels(
                     f,
                     input.summary,
                     &input.expanded.cells,
                     &input.expanded.axes,
-                ) {
-                    items.push((p.chart.clone(), Some(p)));
-                }
+                );
+                drawn.push(Drawn {
+                    title: f.title.clone(),
+                    stem: format!("{:02}-{}-0", fi + 1, slug(&f.title)),
+                    svg: String::new(),
+                    table: Some(metric_table(&x, &series, &all)),
+                    crossovers: Vec::new(),
+                });
             }
             _ => {
                 for mut p in panels::panels(
@@ -200,21 +269,15 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
         }
         for (pi, (chart, panel)) in items.into_iter().enumerate() {
             let stem = format!("{:02}-{}-{pi}", fi + 1, slug(&f.title));
-            let (svg, is_table) = (String::new(), f.kind == "table");
-            let svg = if is_table {
-                svg
-            } else {
-                let s = plots::svg(&chart)?;
-                std::fs::write(plots_dir.join(format!("{stem}.svg")), &s)
-                    .map_err(|e| CliError::new(format!("plots: {e}")))?;
-                plots::png(&chart, &plots_dir.join(format!("{stem}.png")))?;
-                s
-            };
+            let svg = plots::svg(&chart)?;
+            std::fs::write(plots_dir.join(format!("{stem}.svg")), &svg)
+                .map_err(|e| CliError::new(format!("plots: {e}")))?;
+            plots::png(&chart, &plots_dir.join(format!("{stem}.png")))?;
             drawn.push(Drawn {
+                title: chart.title,
                 stem,
-                chart,
                 svg,
-                panel,
+                table: panel.as_ref().map(panel_table),
                 crossovers: std::mem::take(&mut notes),
             });
         }
@@ -222,7 +285,18 @@ fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {
     Ok(drawn)
 }
 
-fn table_rows(p: &Panel) -> Vec<[String; 8]> {
+/// The table under a bar or line panel: one row per point, `TABLE_HEAD`'s columns.
+fn panel_table(p: &Panel) -> FigureTable {
+    FigureTable {
+        caption: format!("`{}`", p.metric),
+        head: TABLE_HEAD.iter().map(|h| h.to_string()).collect(),
+        rows: table_rows(p),
+        numbers_from: 3,
+        numbers_to: 7,
+    }
+}
+
+fn table_rows(p: &Panel) -> Vec<Vec<String>> {
     p.table
         .iter()
         .map(|t| {
@@ -238,7 +312,7 @@ fn table_rows(p: &Panel) -> Vec<[String; 8]> {
             if d.gmean.is_finite() {
                 flags.push("geometric".to_string());
             }
-            [
+            vec![
                 t.x.clone(),
                 t.series.clone(),
                 t.engine.clone(),
@@ -261,13 +335,16 @@ fn table_rows(p: &Panel) -> Vec<[String; 8]> {
 fn claim_rows(input: &Input) -> Vec<[String; 5]> {
     let claims = &input.expanded.plan.claim;
     let notes = engine_notes(input.expanded, input.records);
+    // The warning itself is in the setup, once; here a mark.
     let noted = |engine: &str| -> String {
-        let extra: String = notes
+        let slow = notes
             .iter()
-            .filter(|(e, _)| engine.split(" / ").any(|x| x == e))
-            .map(|(e, n)| format!(" [{e}: {n}]"))
-            .collect();
-        format!("{engine}{extra}")
+            .any(|(e, _)| engine.split(" / ").any(|x| x == e));
+        if slow {
+            format!("{engine}\u{a0}{SLOW_MARK}")
+        } else {
+            engine.to_string()
+        }
     };
     let mut out = Vec::new();
     let mut last = usize::MAX;
@@ -308,13 +385,10 @@ pub fn write_all(input: &Input) -> CliResult<PathBuf> {
         figures: drawn
             .into_iter()
             .map(|d| Shown {
-                title: d.chart.title,
+                title: d.title,
                 stem: d.stem,
                 svg: d.svg,
-                table: d.panel.map(|p| FigureTable {
-                    rows: table_rows(&p),
-                    metric: p.metric,
-                }),
+                table: d.table,
             })
             .collect(),
         failed: input

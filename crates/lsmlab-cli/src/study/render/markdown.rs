@@ -1,7 +1,7 @@
 //! The report as Markdown (`report.md`): the sections of `sections::Sections`, figures as links
 //! to `plots/`.
 
-use super::sections::{Sections, CLAIMS_NOTE, INTERVALS, TABLE_HEAD};
+use super::sections::{Sections, CLAIMS_NOTE, INTERVALS, SLOW_MARK, SLOW_NOTE};
 use std::fmt::Write as _;
 
 /// `report.md`.
@@ -20,6 +20,9 @@ pub fn markdown(s: &Sections) -> String {
             let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
             let _ = writeln!(md, "| {} |", r.join(" | "));
         }
+        if s.claims.iter().any(|r| r[2].contains(SLOW_MARK)) {
+            let _ = writeln!(md, "\n{SLOW_NOTE}");
+        }
         let _ = writeln!(md, "\n{CLAIMS_NOTE}\n");
     }
     let _ = writeln!(md, "## Findings\n");
@@ -34,20 +37,29 @@ pub fn markdown(s: &Sections) -> String {
     for (k, v) in &s.setup {
         let _ = writeln!(md, "| {k} | {} |", v.replace('|', "\\|"));
     }
+    if !s.figures.is_empty() {
+        let _ = writeln!(md, "\n{INTERVALS}");
+    }
     for d in &s.figures {
         let _ = writeln!(md, "\n## {}\n", d.title);
         if !d.svg.is_empty() {
             let _ = writeln!(md, "![{}](plots/{}.svg)\n", d.title, d.stem);
         }
         if let Some(t) = &d.table {
+            if !t.caption.is_empty() {
+                let _ = writeln!(md, "{}\n", t.caption);
+            }
+            if t.head.is_empty() {
+                continue;
+            }
             let _ = writeln!(
                 md,
-                "`{}`: {INTERVALS}\n\n| {} |\n|{}",
-                t.metric,
-                TABLE_HEAD.join(" | "),
-                "---|".repeat(TABLE_HEAD.len())
+                "| {} |\n|{}",
+                t.head.join(" | "),
+                "---|".repeat(t.head.len())
             );
             for r in &t.rows {
+                let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
                 let _ = writeln!(md, "| {} |", r.join(" | "));
             }
         }

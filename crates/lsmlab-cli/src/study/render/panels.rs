@@ -2,6 +2,7 @@
 //! the axes that are neither on x nor the series, with the table of the same numbers.
 
 use super::plots::{Chart, Point, Series};
+use super::units::{axis_label, byte_axis, metric_bytes};
 use crate::study::analyse::statistics::Describe;
 use crate::study::analyse::summary::SummaryRow;
 use crate::study::plan::matrix::Cell;
@@ -137,7 +138,7 @@ pub fn panels(f: &Figure, summary: &[SummaryRow], cells: &[Cell], axes: &[String
             } else if series_axis == "engine" {
                 s.clone()
             } else {
-                format!("{series_axis}={s}")
+                format!("{series_axis}={}", axis_label(&series_axis, &s))
             };
             if engine_apart && engines.len() > 1 {
                 (
@@ -218,7 +219,8 @@ pub fn panels(f: &Figure, summary: &[SummaryRow], cells: &[Cell], axes: &[String
             for s in &mut series {
                 s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
             }
-            let (labels, prefix) = strip_common_prefix(&xs);
+            let shown: Vec<String> = xs.iter().map(|x| axis_label(&x_axis, x)).collect();
+            let (labels, prefix) = strip_common_prefix(&shown);
             let (title, log_y) = title_and_scale(f, metric, &rest, &series);
             out.push(Panel {
                 chart: Chart {
@@ -234,6 +236,8 @@ pub fn panels(f: &Figure, summary: &[SummaryRow], cells: &[Cell], axes: &[String
                     log_x: numeric && f.log_x,
                     log_y,
                     marks: Vec::new(),
+                    x_bytes: numeric && byte_axis(&x_axis),
+                    y_bytes: metric_bytes(metric),
                 },
                 table,
                 metric: metric.clone(),
@@ -344,8 +348,9 @@ pub fn timeseries(f: &Figure, dir: &Path, ids: &[(String, String)]) -> Vec<Chart
                 points,
             });
         }
-        let unit = if metric.ends_with("bytes") {
-            format!("{} (MiB)", metric.trim_end_matches("_bytes"))
+        let bytes = metric.ends_with("bytes");
+        let unit = if bytes {
+            metric.trim_end_matches("_bytes").to_string()
         } else {
             metric.clone()
         };
@@ -362,6 +367,9 @@ pub fn timeseries(f: &Figure, dir: &Path, ids: &[(String, String)]) -> Vec<Chart
             log_x: false,
             log_y: false,
             marks: Vec::new(),
+            x_bytes: false,
+            // Sampled bytes are drawn in MiB.
+            y_bytes: bytes.then_some(1024.0 * 1024.0),
         });
     }
     out

@@ -2,15 +2,16 @@
 //! Each is drawn twice, as SVG (inlined in report.html) and as PNG (text rendered with the
 //! bundled font, so a machine without fonts still labels its axes).
 
+use super::units::bytes_text;
 use crate::error::{CliError, CliResult};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// The font every plot uses, compiled in.
 static FONT: &[u8] = include_bytes!("../../../assets/DejaVuSans.ttf");
-const FAMILY: &str = "sans-serif";
+pub(super) const FAMILY: &str = "sans-serif";
 
-fn register_font() {
+pub(super) fn register_font() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // A font that fails to load leaves plotters without text; the plot is still drawn.
@@ -61,6 +62,10 @@ pub struct Chart {
     pub log_y: bool,
     /// Vertical marks and their text (e.g. the crossovers).
     pub marks: Vec<(f64, String)>,
+    /// A numeric x of byte sizes, ticked in KiB, MiB… (`units::bytes_text`).
+    pub x_bytes: bool,
+    /// Bytes per unit of y when y is a size (1 for bytes, 1 MiB for `_mb`): ticked in KiB, MiB…
+    pub y_bytes: Option<f64>,
 }
 
 fn color(i: usize) -> RGBColor {
@@ -154,6 +159,7 @@ where
         .map_err(e)?;
     let cats = c.categories.clone();
     let log_x = c.log_x;
+    let x_bytes = c.x_bytes;
     let xfmt = move |x: &f64| match &cats {
         Some(names) => {
             let i = x.round();
@@ -163,11 +169,14 @@ where
                 String::new()
             }
         }
+        None if x_bytes && log_x => bytes_text(10f64.powf(*x)),
+        None if x_bytes => bytes_text(*x),
         None if log_x => fmt_exact(10f64.powf(*x)),
         None if exact_x => fmt_exact(*x),
         None => fmt_tick(*x),
     };
     let log_y_axis = c.log_y;
+    let y_bytes = c.y_bytes;
     let mut mesh = chart.configure_mesh();
     if c.categories.is_some() {
         // Vertical grid lines between categories say nothing.
@@ -182,10 +191,10 @@ where
         .y_desc(&c.y_label)
         .x_label_formatter(&xfmt)
         .y_label_formatter(&|y| {
-            if log_y_axis {
-                fmt_tick(10f64.powf(*y))
-            } else {
-                fmt_tick(*y)
+            let v = if log_y_axis { 10f64.powf(*y) } else { *y };
+            match y_bytes {
+                Some(unit) => bytes_text(v * unit),
+                None => fmt_tick(v),
             }
         })
         .label_style((FAMILY, 13))
@@ -689,6 +698,8 @@ mod tests {
             log_x: false,
             log_y: false,
             marks: vec![(0.5, "cross".into())],
+            x_bytes: false,
+            y_bytes: None,
         }
     }
 
@@ -762,6 +773,25 @@ mod tests {
         assert_eq!(fmt_tick(2.5), "2.5");
         assert_eq!(fmt_exact(16384.0), "16384");
         assert_eq!(fmt_exact(0.25), "0.25");
+    }
+
+    #[test]
+    fn byte_axes_are_ticked_in_kib_and_mib() {
+        let mut c = chart(false);
+        c.log_x = true;
+        c.x_bytes = true;
+        c.y_bytes = Some(1048576.0);
+        for s in &mut c.series {
+            s.points[0].x = 1024.0;
+            s.points[1].x = 2097152.0;
+        }
+        let svg = svg(&c).unwrap();
+        assert!(
+            svg.contains("\n1 KiB\n") && svg.contains("\n2 MiB\n"),
+            "x in units"
+        );
+        assert!(svg.contains("\n100 MiB\n"), "y in units");
+        assert!(!svg.contains("\n2097152\n"));
     }
 
     #[test]

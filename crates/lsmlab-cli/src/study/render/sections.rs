@@ -35,12 +35,18 @@ pub struct Shown {
     pub table: Option<FigureTable>,
 }
 
-/// The table of a panel: its metric and one row per point, with `TABLE_HEAD`'s columns.
+/// A figure's table: a line above it, its columns, and its rows.
 pub struct FigureTable {
-    /// The metric.
-    pub metric: String,
-    /// The rows.
-    pub rows: Vec<[String; 8]>,
+    /// What the table shows, above it (e.g. the metric); may be empty.
+    pub caption: String,
+    /// The column heads.
+    pub head: Vec<String>,
+    /// The rows, as many cells as heads.
+    pub rows: Vec<Vec<String>>,
+    /// Columns from this one on are numbers (set right-aligned in HTML).
+    pub numbers_from: usize,
+    /// Columns from this one on are figures, not flags (set right-aligned up to it).
+    pub numbers_to: usize,
 }
 
 /// The columns of a figure's table.
@@ -48,8 +54,14 @@ pub const TABLE_HEAD: [&str; 8] = [
     "x", "series", "engine", "n", "mean", "95 % CI", "CV", "flags",
 ];
 
+/// Marks an engine whose own output warned that its build is slow; the warning is in the setup.
+pub const SLOW_MARK: &str = "†";
+
+/// Under the claims table, what `SLOW_MARK` means.
+pub const SLOW_NOTE: &str = "† an engine whose own output warned that its timings are slow (a build with assertions or without optimization); the warning is in the setup.";
+
 /// Which interval the figures and tables show.
-pub const INTERVALS: &str = "a metric whose runs are all above 0 (flag geometric) shows its geometric mean and the 95 % CI of Student's t on the logs, back-transformed, so the interval never reaches below 0; any other metric its arithmetic mean and t CI. On a linear plot a whisker that runs past 2.5 times the largest mean is cut at the top; the table has its end";
+pub const INTERVALS: &str = "Figures and tables: a metric whose runs are all above 0 (flag geometric) shows its geometric mean and the 95 % CI of Student's t on the logs, back-transformed, so the interval never reaches below 0; any other metric its arithmetic mean and t CI. On a linear plot a whisker that runs past 2.5 times the largest mean is cut at the top; the table has its end.";
 
 /// How the verdicts are decided, under the claims table.
 pub const CLAIMS_NOTE: &str = "Ratios are geometric means of paired runs (same repetition), pooled over the cells the claim leaves open, with the anytime-valid 95 % CI of the mean log-ratio (Lai's t-mixture confidence sequence: it holds at every number of runs, so runs may be added and the verdict read again); metrics are means with the same kind of CI. Verdicts follow from the CI alone: reproduced (the CI lies where the seed says), reversed (the CI lies on the other side of 1), not reproduced (on the wrong side of the seed's threshold, or inside the tolerance of no effect), inconclusive (the CI holds the threshold); n/a where an engine has no such figure. A greater or smaller claim tests the direction against its threshold (1 for a ratio unless the plan sets than); the seed's number beside it is shown, not tested. In a crossover, * marks a ratio whose CI excludes the threshold.";
