@@ -5,10 +5,12 @@
 
 pub mod anytime;
 pub mod findings;
+pub mod intervals;
 pub mod open_claims;
 pub mod outliers;
 pub mod regression;
 pub mod statistics;
+pub mod student;
 pub mod summary;
 pub mod verdicts;
 

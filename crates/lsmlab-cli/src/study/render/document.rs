@@ -11,6 +11,7 @@ use super::sections::{FigureTable, Sections, Shown};
 use super::setup::{engine_notes, setup_rows};
 use crate::error::{CliError, CliResult};
 use crate::study::analyse::findings::{self, Section, Sources};
+use crate::study::analyse::intervals::Method;
 use crate::study::analyse::summary::{CompareRow, SummaryRow, NOISY_CV};
 use crate::study::analyse::verdicts::Outcome;
 use crate::study::run::environment::Environment;
@@ -235,8 +236,8 @@ fn table_rows(p: &Panel) -> Vec<[String; 8]> {
                 flags.push(format!("outliers: {}", t.row.outlier_runs.join(" ")));
             }
             let (y, lo, hi) = panels::point_of(d);
-            if d.gmean.is_finite() {
-                flags.push("geometric".to_string());
+            if d.interval != Method::Student {
+                flags.push(d.interval.name().to_string());
             }
             [
                 t.x.clone(),
