@@ -4,6 +4,7 @@
 //! of two results directories. Draws nothing and writes no report.
 
 pub mod anytime;
+pub mod carried_work;
 pub mod findings;
 pub mod intervals;
 pub mod open_claims;

@@ -10,6 +10,7 @@ use super::plots::{self, Chart};
 use super::sections::{FigureTable, Sections, Shown};
 use super::setup::{engine_notes, setup_rows};
 use crate::error::{CliError, CliResult};
+use crate::study::analyse::carried_work;
 use crate::study::analyse::findings::{self, Section, Sources};
 use crate::study::analyse::intervals::Method;
 use crate::study::analyse::summary::{CompareRow, SummaryRow, NOISY_CV};
@@ -141,7 +142,11 @@ fn findings(input: &Input, drawn: &[Drawn]) -> Vec<Section> {
         crossovers: drawn.iter().flat_map(|d| d.crossovers.clone()).collect(),
         engine_notes: engine_notes(input.expanded, input.records),
     };
-    findings::findings(&sources)
+    let mut out: Vec<Section> = carried_work::section(&x.plan, input.summary)
+        .into_iter()
+        .collect();
+    out.extend(findings::findings(&sources));
+    out
 }
 
 fn draw_all(input: &Input) -> CliResult<Vec<Drawn>> {

@@ -4,6 +4,7 @@
 //! directories of shards into one.
 
 pub mod audit;
+pub mod boundaries;
 pub mod engines;
 pub mod environment;
 pub mod estimate;
