@@ -10,7 +10,9 @@ use super::render::document;
 use super::run::estimate::guess_seconds;
 use super::run::expanded::{fingerprint, EngineRecord, Expanded};
 use super::run::utc::utc_stamp;
-use super::run::{audit, engines, environment, load, merge, results, runner, shard, steps};
+use super::run::{
+    audit, engines, environment, load, merge, results, runnable, runner, shard, steps,
+};
 use crate::cli::RunArgs;
 use crate::error::{CliError, CliResult};
 use engines::Engine;
@@ -220,9 +222,7 @@ fn expand(args: &RunArgs, src: &Source, lsmlab_bin: &Path) -> CliResult<Prepared
             "engines: none of the plan's engines can run here",
         ));
     }
-    for e in &engines {
-        e.check(&plan, &cells)?;
-    }
+    let engines = runnable::keep(&mut plan, engines, &cells, &mut |n| eprintln!("{n}"))?;
     let keep = |c: usize| shard_arg.is_none_or(|s| s.has(c));
     let order = matrix::order(&cells, &plan.engines, plan.repetitions, seed, keep);
     // The plan and scale make a study; its repetitions may grow on --resume --repetitions N.

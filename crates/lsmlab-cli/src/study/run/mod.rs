@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod output;
 pub mod process;
 pub mod results;
+pub mod runnable;
 pub mod runner;
 pub mod rusage;
 pub mod sampler;
