@@ -71,6 +71,26 @@ fn readrandom_after_fillseq_finds_every_key() {
 }
 
 #[test]
+fn write_amplification_of_a_fill_still_in_the_memtable_is_na_not_zero() {
+    // 500 small keys stay in the default 64 MiB memtable: no byte reaches a table.
+    let (recs, out) = run(&["--benchmarks=fillrandom", "--num=500", "--seed=1"]);
+    assert_eq!(rec(&recs, "fillrandom").lsmlab.write_amp(), None);
+    assert!(
+        out.contains("lsmlab write_amp            : n/a (WAL-inclusive "),
+        "{out}"
+    );
+    // With a memtable a tenth of the data, the fill flushes: now there is a figure.
+    let (recs, _) = run(&[
+        "--benchmarks=fillrandom",
+        "--num=2000",
+        "--write_buffer_size=32768",
+        "--seed=1",
+    ]);
+    let wa = rec(&recs, "fillrandom").lsmlab.write_amp();
+    assert!(wa.is_some_and(|w| w > 0.0), "{wa:?}");
+}
+
+#[test]
 fn threads_each_do_the_full_count() {
     let (recs, out) = run(&[
         "--benchmarks=fillrandom,readrandom",

@@ -31,6 +31,8 @@ pub mod fjall;
 pub mod leveldb;
 #[cfg(feature = "leveldb")]
 mod leveldb_ffi;
+#[cfg(feature = "leveldb")]
+mod leveldb_settle;
 #[cfg(feature = "rocksdb")]
 pub mod rocksdb;
 #[cfg(feature = "rocksdb")]

@@ -112,7 +112,6 @@ pub const FJALL_BLOCK_SIZES: std::ops::RangeInclusive<usize> = 1024..=1_048_576;
 /// db_bench's `waitforcompaction`), if it cannot.
 pub fn cannot_wait_for_background_work(kind: EngineKind) -> Option<&'static str> {
     match kind {
-        EngineKind::LevelDb => Some("LevelDB has no way to wait for its background compactions"),
         EngineKind::Fjall => Some(FJALL_CANNOT_WAIT),
         _ => None,
     }

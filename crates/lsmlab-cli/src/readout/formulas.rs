@@ -14,9 +14,11 @@ pub fn ratio(num: u64, den: u64) -> Option<f64> {
 }
 
 /// Write amplification: bytes the engine wrote to tables and blob files (flush + compaction +
-/// blob + GC + float-up; each byte counted once) / user key + value bytes written.
+/// blob + GC + float-up; each byte counted once) / user key + value bytes written. `None`
+/// also when no byte reached a table yet (everything still in the memtable): the
+/// amplification is not 0 then, it is not measured.
 pub fn write_amp(device_bytes: u64, user_bytes: u64) -> Option<f64> {
-    ratio(device_bytes, user_bytes)
+    ratio(device_bytes, user_bytes).filter(|_| device_bytes > 0)
 }
 
 /// The WAL-inclusive write amplification: the same with the WAL's bytes added.
@@ -100,6 +102,7 @@ mod tests {
         assert_eq!(write_amp(300, 100), Some(3.0));
         assert_eq!(write_amp_with_wal(300, 100, 100), Some(4.0));
         assert_eq!(write_amp(0, 0), None, "nothing written: n/a, not 0");
+        assert_eq!(write_amp(0, 100), None, "nothing flushed: n/a, not 0");
         assert_eq!(read_amp(8192, 1024), Some(8.0));
         assert_eq!(files_checked_per_get(7, 2), Some(3.5));
         // 10 absent keys said "maybe" of 100 probes of absent keys.

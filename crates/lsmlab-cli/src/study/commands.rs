@@ -11,7 +11,8 @@ use super::run::estimate::guess_seconds;
 use super::run::expanded::{fingerprint, EngineRecord, Expanded};
 use super::run::utc::utc_stamp;
 use super::run::{
-    audit, engines, environment, load, merge, results, runner, shard, staged_dir, steps,
+    audit, engines, environment, load, merge, results, runnable, runner, shard, staged_dir,
+    steps,
 };
 use super::until_decided;
 use crate::cli::RunArgs;
@@ -223,9 +224,7 @@ fn expand(args: &RunArgs, src: &Source, lsmlab_bin: &Path) -> CliResult<Prepared
             "engines: none of the plan's engines can run here",
         ));
     }
-    for e in &engines {
-        e.check(&plan, &cells)?;
-    }
+    let engines = runnable::keep(&mut plan, engines, &cells, &mut |n| eprintln!("{n}"))?;
     let libraries: Vec<_> = engines.iter().map(|e| (e.name.clone(), e.driver)).collect();
     for note in crate::study::plan::vocabulary::missing_counters(&plan, &libraries) {
         eprintln!("note: {note}");

@@ -24,6 +24,7 @@
 //! 95 % under peeking after every repetition; this one decides more studies within the cap, and
 //! needs no schedule.
 
+use super::intervals::Method;
 use super::statistics::{self, Describe, Ratio};
 
 /// The error rate: the intervals are 95 % confidence sequences.
@@ -79,12 +80,17 @@ pub fn mean_interval(xs: &[f64]) -> Option<(usize, f64, f64, f64)> {
     }
 }
 
-/// `statistics::describe` with the CI of the mean replaced by the anytime-valid interval (NaN
-/// while unbounded); the rest (spread, outliers, geometric mean) as there.
+/// `statistics::describe` with the interval replaced by the anytime-valid interval of the mean
+/// (NaN while unbounded); the rest (spread, outliers) as there. For runs that are all ≥ 0 the
+/// low end is cut at 0: the true mean of such a metric cannot be below 0, so cutting there
+/// excludes nothing the interval could hold.
 pub fn describe(xs: &[f64]) -> Option<Describe> {
     let mut d = statistics::describe(xs)?;
-    let (_, _, lo, hi) = mean_interval(xs)?;
-    d.ci_lo = lo;
+    let (_, mean, lo, hi) = mean_interval(xs)?;
+    d.estimate = mean;
+    d.interval = Method::Anytime;
+    // NaN (unbounded) stays NaN: `f64::max` would make it 0.
+    d.ci_lo = if d.min >= 0.0 && lo < 0.0 { 0.0 } else { lo };
     d.ci_hi = hi;
     Some(d)
 }
@@ -176,9 +182,20 @@ mod tests {
         assert!((r2.ci_lo - r.ci_lo).abs() < 1e-12);
         assert!(paired_ratio(&[0.0], &[1.0]).is_none());
         assert!(paired_ratio(&[2.0], &[1.0]).unwrap().ci_lo.is_nan());
-        let d = describe(&[1.0, 2.0, 3.0, 4.0, f64::NAN]).unwrap();
-        let (n, m, lo, hi) = mean_interval(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+        let d = describe(&[11.0, 12.0, 13.0, 14.0, f64::NAN]).unwrap();
+        let (n, m, lo, hi) = mean_interval(&[11.0, 12.0, 13.0, 14.0]).unwrap();
+        assert!(lo > 0.0);
         assert_eq!((d.n, d.mean, d.ci_lo, d.ci_hi), (n, m, lo, hi));
-        assert!(lo < 2.5 - 1.0 && hi > 2.5 + 1.0);
+        assert!(lo < 12.5 - 1.0 && hi > 12.5 + 1.0);
+        // Runs ≥ 0 spread wide: the interval of the mean would reach below 0; it stops at 0.
+        let xs = [0.0, 0.0, 0.0, 9.0, 0.0];
+        assert!(mean_interval(&xs).unwrap().2 < 0.0);
+        let d = describe(&xs).unwrap();
+        assert_eq!((d.ci_lo, d.interval), (0.0, Method::Anytime));
+        assert!(
+            describe(&[0.0, 1.0]).unwrap().ci_lo.is_nan(),
+            "unbounded stays unbounded"
+        );
+        assert!(describe(&[-9.0, 0.0, 0.0, 1.0, 0.5]).unwrap().ci_lo < 0.0);
     }
 }

@@ -248,9 +248,9 @@ fn best_settings(s: &Sources) -> (Vec<String>, usize) {
                 let hi = higher_is_better(m);
                 let better = |a: &&&SummaryRow, b: &&&SummaryRow| {
                     if hi {
-                        a.stats.mean.total_cmp(&b.stats.mean)
+                        a.stats.estimate.total_cmp(&b.stats.estimate)
                     } else {
-                        b.stats.mean.total_cmp(&a.stats.mean)
+                        b.stats.estimate.total_cmp(&a.stats.estimate)
                     }
                 };
                 let Some(b) = rows.iter().max_by(better) else {
@@ -271,7 +271,7 @@ fn best_settings(s: &Sources) -> (Vec<String>, usize) {
                 let label = s.cells.get(b.cell).map(|c| c.label()).unwrap_or_default();
                 best.push(format!(
                     "{m} on {e}: {label} ({} [{}, {}]), {} than every other setting{}",
-                    significant(b.stats.mean),
+                    significant(b.stats.estimate),
                     significant(b.stats.ci_lo),
                     significant(b.stats.ci_hi),
                     if hi { "higher" } else { "lower" },

@@ -7,13 +7,16 @@ pub mod anytime;
 pub mod compare_inputs;
 pub mod every_case;
 pub mod digest;
+pub mod carried_work;
 pub mod findings;
+pub mod intervals;
 pub mod open_claims;
 pub mod outliers;
 pub mod regression;
 pub mod runs_to_decide;
 pub mod sequential;
 pub mod statistics;
+pub mod student;
 pub mod summary;
 pub mod verdicts;
 

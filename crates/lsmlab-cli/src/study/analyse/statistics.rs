@@ -1,40 +1,13 @@
-//! Statistics of repeated runs: description with a Student-t 95 % CI, outlier flags
+//! Statistics of repeated runs: description with the 95 % interval of `intervals`, outlier flags
 //! (`outliers`: flagged, never dropped), and paired ratios from log-ratios with their CI and p-value.
 //!
 //! Ratios are computed on logs because throughput ratios are multiplicative: the mean of
 //! log(a/b) back-transformed is the geometric mean ratio, and its CI is symmetric in log space,
 //! so A vs B and B vs A give reciprocal answers.
 
+use super::intervals::{self, Method};
+pub use super::student::{p_two_sided, quantile, t975};
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, StudentsT};
-
-/// Two-sided 95 % Student-t quantile with `df` degrees of freedom.
-pub fn t975(df: f64) -> Option<f64> {
-    StudentsT::new(0.0, 1.0, df)
-        .ok()
-        .map(|t| t.inverse_cdf(0.975))
-}
-
-/// Two-sided p-value of a t statistic with `df` degrees of freedom.
-pub fn p_two_sided(t: f64, df: f64) -> Option<f64> {
-    if t.is_infinite() {
-        return Some(0.0);
-    }
-    StudentsT::new(0.0, 1.0, df)
-        .ok()
-        .map(|d| (2.0 * (1.0 - d.cdf(t.abs()))).clamp(0.0, 1.0))
-}
-
-/// Quantile `q` (0–1) by linear interpolation between order statistics (R's type 7).
-pub fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let h = (sorted.len() - 1) as f64 * q;
-    let lo = h.floor() as usize;
-    let hi = h.ceil() as usize;
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-}
 
 /// n, mean, sd, CV, 95 % CI, median, min, max and outliers of one set of runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,9 +20,17 @@ pub struct Describe {
     pub sd: f64,
     /// sd / mean.
     pub cv: f64,
-    /// 95 % CI of the mean, low (NaN with one run).
+    /// The point the interval is around: the geometric mean when every run is above 0, else
+    /// the mean (see `intervals`).
+    #[serde(default = "nan")]
+    pub estimate: f64,
+    /// How `ci_lo`/`ci_hi` were computed.
+    #[serde(default)]
+    pub interval: Method,
+    /// 95 % interval of `estimate`, low (NaN with one run): from `intervals::interval`, so it
+    /// never leaves the range of a metric whose runs are all ≥ 0.
     pub ci_lo: f64,
-    /// 95 % CI of the mean, high.
+    /// High end of that interval.
     pub ci_hi: f64,
     /// Median.
     pub median: f64,
@@ -59,16 +40,6 @@ pub struct Describe {
     pub max: f64,
     /// Indices (into the input) of outliers by Grubbs' test (see `outliers`).
     pub outliers: Vec<usize>,
-    /// Geometric mean, when every value is above 0 (else NaN).
-    #[serde(default = "nan")]
-    pub gmean: f64,
-    /// 95 % CI of the geometric mean: Student's t on the logs, back-transformed, so an interval
-    /// of a positive quantity never reaches below 0 (NaN with one run or a value ≤ 0).
-    #[serde(default = "nan")]
-    pub gci_lo: f64,
-    /// High end of that CI.
-    #[serde(default = "nan")]
-    pub gci_hi: f64,
     /// The finite values themselves, in run order: figures draw each run as a point.
     #[serde(default)]
     pub values: Vec<f64>,
@@ -76,27 +47,6 @@ pub struct Describe {
 
 fn nan() -> f64 {
     f64::NAN
-}
-
-/// Geometric mean and its log-space 95 % CI of `vals`, all of which must be above 0.
-fn log_interval(vals: &[f64]) -> (f64, f64, f64) {
-    if vals.is_empty() || vals.iter().any(|v| *v <= 0.0) {
-        return (f64::NAN, f64::NAN, f64::NAN);
-    }
-    let logs: Vec<f64> = vals.iter().map(|v| v.ln()).collect();
-    let n = logs.len() as f64;
-    let m = logs.iter().sum::<f64>() / n;
-    if logs.len() < 2 {
-        return (m.exp(), f64::NAN, f64::NAN);
-    }
-    let sd = (logs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-    match t975(n - 1.0) {
-        Some(t) => {
-            let half = t * sd / n.sqrt();
-            (m.exp(), (m - half).exp(), (m + half).exp())
-        }
-        None => (m.exp(), f64::NAN, f64::NAN),
-    }
 }
 
 /// Describes `xs` (NaNs ignored); `None` when nothing is left.
@@ -113,24 +63,16 @@ pub fn describe(xs: &[f64]) -> Option<Describe> {
     } else {
         f64::NAN
     };
-    let (ci_lo, ci_hi) = match t975((n - 1) as f64) {
-        Some(t) if n > 1 => {
-            let half = t * sd / (n as f64).sqrt();
-            (mean - half, mean + half)
-        }
-        _ => (f64::NAN, f64::NAN),
-    };
+    let interval = intervals::interval(&vals);
     let mut sorted = vals.clone();
     sorted.sort_by(f64::total_cmp);
     let median = quantile(&sorted, 0.5);
     let outliers = super::outliers::flagged(&idx, xs);
-    let (gmean, gci_lo, gci_hi) = log_interval(&vals);
     let min = sorted[0];
     let max = sorted[n - 1];
     Some(Describe {
-        gmean,
-        gci_lo,
-        gci_hi,
+        estimate: interval.estimate,
+        interval: interval.method,
         n,
         mean,
         sd,
@@ -139,8 +81,8 @@ pub fn describe(xs: &[f64]) -> Option<Describe> {
         } else {
             f64::NAN
         },
-        ci_lo,
-        ci_hi,
+        ci_lo: interval.lo,
+        ci_hi: interval.hi,
         median,
         min,
         max,
@@ -215,26 +157,17 @@ mod tests {
     }
 
     #[test]
-    fn t_quantiles_match_tables() {
-        // Student's t table, two-sided 95 %.
-        assert!(close(t975(1.0).unwrap(), 12.7062, 1e-3));
-        assert!(close(t975(2.0).unwrap(), 4.3027, 1e-3));
-        assert!(close(t975(4.0).unwrap(), 2.7764, 1e-3));
-        assert!(close(t975(9.0).unwrap(), 2.2622, 1e-3));
-        assert!(close(t975(1e6).unwrap(), 1.9600, 1e-3));
-    }
-
-    #[test]
     fn describe_by_hand() {
-        let d = describe(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+        // Runs below 0: the mean and Student's t.
+        let d = describe(&[-1.0, 0.0, 1.0, 2.0, 3.0]).unwrap();
         assert_eq!(
             (d.n, d.mean, d.median, d.min, d.max),
-            (5, 3.0, 3.0, 1.0, 5.0)
+            (5, 1.0, 1.0, -1.0, 3.0)
         );
         assert!(close(d.sd, 2.5f64.sqrt(), 1e-12));
-        // 3 ± 2.7764 · 1.5811 / √5 = 3 ± 1.9632
-        assert!(close(d.ci_lo, 1.0368, 1e-3) && close(d.ci_hi, 4.9632, 1e-3));
-        assert!(close(d.cv, 0.5270, 1e-3));
+        // 1 ± 2.7764 · 1.5811 / √5 = 1 ± 1.9632
+        assert!(close(d.ci_lo, -0.9632, 1e-3) && close(d.ci_hi, 2.9632, 1e-3));
+        assert!(close(d.cv, 1.5811, 1e-3));
         assert!(d.outliers.is_empty());
     }
 
@@ -253,19 +186,20 @@ mod tests {
     }
 
     #[test]
-    fn positive_quantities_get_a_log_space_interval_above_zero() {
-        // A noisy throughput: the t CI of the mean reaches below 0, the log-space one cannot.
-        let d = describe(&[2000.0, 40000.0, 90000.0]).unwrap();
-        assert!(d.ci_lo < 0.0, "{}", d.ci_lo);
-        assert!(d.gci_lo > 0.0 && d.gci_lo < d.gmean && d.gmean < d.gci_hi);
-        // By hand: logs of 1, e, e² have mean 1 and sd 1; t(2) = 4.3027.
-        let e = std::f64::consts::E;
-        let d = describe(&[1.0, e, e * e]).unwrap();
-        assert!(close(d.gmean, e, 1e-12));
-        assert!(close(d.gci_lo.ln(), 1.0 - 4.3027 / 3f64.sqrt(), 1e-3));
-        assert!(close(d.gci_hi.ln(), 1.0 + 4.3027 / 3f64.sqrt(), 1e-3));
-        let d = describe(&[0.0, 1.0, 2.0]).unwrap();
-        assert!(d.gmean.is_nan() && d.gci_lo.is_nan(), "a zero has no log");
+    fn the_interval_is_the_one_of_intervals() {
+        for xs in [
+            &[2000.0, 40000.0, 90000.0][..],
+            &[0.0, 3.0, 0.0, 9.0],
+            &[-2.0, 1.0, 4.0],
+        ] {
+            let d = describe(xs).unwrap();
+            let i = intervals::interval(xs);
+            assert_eq!(
+                (d.estimate, d.interval, d.ci_lo, d.ci_hi),
+                (i.estimate, i.method, i.lo, i.hi)
+            );
+            assert!(d.ci_lo >= 0.0 || xs.iter().any(|x| *x < 0.0), "{xs:?}");
+        }
     }
 
     #[test]

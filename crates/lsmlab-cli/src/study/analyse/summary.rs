@@ -217,7 +217,8 @@ pub fn summary_csv(rows: &[SummaryRow], cells: &[Cell]) -> String {
     let mut header: Vec<String> = vec!["cell".into(), "engine".into()];
     header.extend(axes.iter().cloned());
     for h in [
-        "metric", "n", "mean", "sd", "cv", "ci95_lo", "ci95_hi", "median", "min", "max", "outliers",
+        "metric", "n", "mean", "sd", "cv", "estimate", "interval", "ci95_lo", "ci95_hi", "median",
+        "min", "max", "outliers",
     ] {
         header.push(h.into());
     }
@@ -236,7 +237,11 @@ pub fn summary_csv(rows: &[SummaryRow], cells: &[Cell]) -> String {
         let d = &r.stats;
         row.push(r.metric.clone());
         row.push(d.n.to_string());
-        for x in [d.mean, d.sd, d.cv, d.ci_lo, d.ci_hi, d.median, d.min, d.max] {
+        for x in [d.mean, d.sd, d.cv, d.estimate] {
+            row.push(csv_number(x));
+        }
+        row.push(d.interval.name().to_string());
+        for x in [d.ci_lo, d.ci_hi, d.median, d.min, d.max] {
             row.push(csv_number(x));
         }
         row.push(r.outlier_runs.join(" "));

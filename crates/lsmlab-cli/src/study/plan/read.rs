@@ -3,7 +3,7 @@
 //! against each other, so a mistake is a one-line error naming the key and line.
 
 use super::limits;
-use super::spec::{Plan, Table};
+use super::spec::{Plan, StepKind, Table};
 use super::vocabulary;
 use crate::error::{CliError, CliResult};
 
@@ -71,7 +71,12 @@ impl Plan {
             return Err(CliError::new("repetitions: 0; allowed 1 or more"));
         }
         for (i, s) in self.steps.iter().enumerate() {
-            s.kind(i)?;
+            let kind = s.kind(i)?;
+            if s.flush == Some(true) && matches!(kind, StepKind::YcsbLoad | StepKind::YcsbRun) {
+                return Err(CliError::new(format!(
+                    "steps[{i}].flush: a YCSB step cannot flush; remove it, or flush in a bench step after it"
+                )));
+            }
         }
         check_axes(&self.matrix, "matrix")?;
         limits::check_cells(&self.matrix, "matrix")?;

@@ -161,6 +161,13 @@ pub struct Step {
     /// Wait until background compactions are done.
     #[serde(default)]
     pub settle: bool,
+    /// Flush the memtable to a table before the step's process exits, so that the next step
+    /// does not write this step's data at its open (WAL replay) and the step's figures hold the
+    /// whole of its work. Default: on for a step followed by another, off for the last. Turn
+    /// it off to measure a step as an application that stops without flushing sees it. A YCSB
+    /// step cannot flush.
+    #[serde(default)]
+    pub flush: Option<bool>,
 }
 
 /// What kind of step.
@@ -245,6 +252,19 @@ fn default_kind() -> String {
 }
 
 impl Plan {
+    /// Whether step `i` flushes before its process exits (see `Step::flush`): YCSB steps never.
+    pub fn flushes(&self, i: usize) -> bool {
+        let Some(step) = self.steps.get(i) else {
+            return false;
+        };
+        match step.kind(i) {
+            Ok(StepKind::Bench | StepKind::Settle) => {
+                step.flush.unwrap_or(i + 1 < self.steps.len())
+            }
+            _ => false,
+        }
+    }
+
     /// Every axis with every value the plan or any of its scales gives it.
     pub fn axis_values(&self) -> BTreeMap<String, Vec<String>> {
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();

@@ -12,7 +12,9 @@ use super::sections::{FigureTable, Sections, Shown, SLOW_MARK, TABLE_HEAD};
 use super::setup::{engine_notes, setup_rows};
 use super::{heatmap, heatmap_plot};
 use crate::error::{CliError, CliResult};
+use crate::study::analyse::carried_work;
 use crate::study::analyse::findings::{self, Section, Sources};
+use crate::study::analyse::intervals::Method;
 use crate::study::analyse::summary::{CompareRow, SummaryRow, NOISY_CV};
 use crate::study::analyse::verdicts::Outcome;
 use crate::study::run::environment::Environment;
@@ -145,7 +147,11 @@ fn findings(input: &Input, drawn: &[Drawn]) -> Vec<Section> {
             .map(|(e, _)| (e, SLOW_MARK.to_string()))
             .collect(),
     };
-    findings::findings(&sources)
+    let mut out: Vec<Section> = carried_work::section(&x.plan, input.summary)
+        .into_iter()
+        .collect();
+    out.extend(findings::findings(&sources));
+    out
 }
 
 /// What a heat map with nothing to divide says in its place.
@@ -309,8 +315,8 @@ fn table_rows(p: &Panel) -> Vec<Vec<String>> {
                 flags.push(format!("outliers: {}", t.row.outlier_runs.join(" ")));
             }
             let (y, lo, hi) = panels::point_of(d);
-            if d.gmean.is_finite() {
-                flags.push("geometric".to_string());
+            if d.interval != Method::Student {
+                flags.push(d.interval.name().to_string());
             }
             vec![
                 t.x.clone(),

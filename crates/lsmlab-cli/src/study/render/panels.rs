@@ -62,14 +62,10 @@ pub fn axes_of(f: &Figure, axes: &[String]) -> (String, String) {
     (x, series)
 }
 
-/// The point a panel draws for a summary row: for a quantity whose runs are all above 0, the
-/// geometric mean and its 95 % CI in log space (never below 0); else the mean and its t CI.
+/// The point a panel draws for a summary row: its estimate and 95 % interval, as
+/// `analyse::intervals` chose them (the same numbers as `summary.csv`).
 pub fn point_of(d: &Describe) -> (f64, f64, f64) {
-    if d.gmean.is_finite() {
-        (d.gmean, d.gci_lo, d.gci_hi)
-    } else {
-        (d.mean, d.ci_lo, d.ci_hi)
-    }
+    (d.estimate, d.ci_lo, d.ci_hi)
 }
 
 /// Labels without the prefix they all share (`fslsm-workload0` … → `0` …), and that prefix.

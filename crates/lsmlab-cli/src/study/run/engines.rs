@@ -4,6 +4,7 @@
 //! Options are checked against each engine before anything runs: a flag one engine lacks is an
 //! error naming the engine and the flag, never a silent default that would compare unlike runs.
 
+use super::boundaries;
 use crate::engine::EngineKind;
 use crate::error::{CliError, CliResult};
 use crate::study::plan::matrix::{step_cell, Cell};
@@ -167,11 +168,14 @@ impl Engine {
     }
 
     /// The arguments of one step on this engine, or an error naming what the engine lacks.
-    /// `flags` are db_bench flags (name, value); `first` says whether the database is new.
+    /// `flags` are db_bench flags (name, value); `flush` whether the step flushes before it
+    /// exits (`Plan::flushes`).
+    #[allow(clippy::too_many_arguments)]
     pub fn step_args(
         &self,
         step: &Step,
         i: usize,
+        flush: bool,
         flags: &[(String, String)],
         props: &[(String, String)],
         db: &Path,
@@ -182,11 +186,7 @@ impl Engine {
         let first = i == 0;
         match kind {
             StepKind::Bench | StepKind::Settle => {
-                let benches = if kind == StepKind::Settle {
-                    "waitforcompaction".to_string()
-                } else {
-                    step.bench.clone().unwrap_or_default()
-                };
+                let benches = boundaries::benchmarks(self.kind, step, kind, flush);
                 let mut all: Vec<(String, String)> = Vec::new();
                 // Every figure needs the histograms and statistics: on unless the plan says off.
                 all.push(("histogram".into(), "1".into()));
@@ -266,6 +266,7 @@ impl Engine {
         &self,
         step: &Step,
         i: usize,
+        flush: bool,
         flags: &[(String, String)],
         props: &[(String, String)],
     ) -> CliResult<()> {
@@ -280,11 +281,7 @@ impl Engine {
                     f.set_raw(k, v)?;
                     set.push(k.clone());
                 }
-                if step.kind(i)? == StepKind::Settle {
-                    f.benchmarks = "waitforcompaction".into();
-                } else {
-                    f.benchmarks = step.bench.clone().unwrap_or_default();
-                }
+                f.benchmarks = boundaries::benchmarks(self.kind, step, step.kind(i)?, flush);
                 let settings = f.settings()?;
                 (f.engine_refusal(self.driver, &settings, &set), |n: &str| {
                     format!("--{n}")
@@ -416,8 +413,8 @@ impl Engine {
                         }
                     }
                 }
-                self.step_args(step, i, &flags, &props, tmp, tmp)?;
-                self.check_driver(step, i, &flags, &props)?;
+                self.step_args(step, i, plan.flushes(i), &flags, &props, tmp, tmp)?;
+                self.check_driver(step, i, plan.flushes(i), &flags, &props)?;
             }
         }
         Ok(())
@@ -516,6 +513,7 @@ mod tests {
         e.step_args(
             &p.steps[i],
             i,
+            p.flushes(i),
             &flags,
             &props,
             Path::new("/d"),

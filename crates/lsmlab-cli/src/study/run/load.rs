@@ -80,7 +80,15 @@ pub fn key(plan: &Plan, cell: &Cell, engine: &Engine) -> CliResult<Option<String
     let mut parts = vec![engine.name.clone(), engine.binary.clone()];
     for (i, step) in plan.steps.iter().enumerate().take(l.steps) {
         let (flags, props) = step_settings(plan, step, &lc);
-        let args = engine.step_args(step, i, &flags, &props, placeholder, placeholder)?;
+        let args = engine.step_args(
+            step,
+            i,
+            plan.flushes(i),
+            &flags,
+            &props,
+            placeholder,
+            placeholder,
+        )?;
         parts.push(args.join("\u{1f}"));
     }
     let parts: Vec<&str> = parts.iter().map(String::as_str).collect();

@@ -4,6 +4,7 @@
 //! directories of shards into one.
 
 pub mod audit;
+pub mod boundaries;
 pub mod engines;
 pub mod environment;
 pub mod estimate;
@@ -16,6 +17,7 @@ pub mod output;
 pub mod outside_load;
 pub mod process;
 pub mod results;
+pub mod runnable;
 pub mod runner;
 pub mod rusage;
 pub mod sampler;

@@ -136,7 +136,7 @@ pub fn run_steps(
         let step = &plan.steps[i];
         let (flags, props) = step_settings(plan, step, cell);
         let json = out.join(format!("step{i}.json"));
-        let args = engine.step_args(step, i, &flags, &props, db, &json)?;
+        let args = engine.step_args(step, i, plan.flushes(i), &flags, &props, db, &json)?;
         let cmd = std::iter::once(engine.binary.as_str())
             .chain(args.iter().map(String::as_str))
             .map(shell_quote)

@@ -1,0 +1,106 @@
+//! Work a step did for an earlier step: when a step ends without a flush (`flush = false`, or a
+//! YCSB step, which cannot flush), the data it left in the memtable is written to a table by
+//! the next step's process (WAL replay at its open, or its first flush), and the compactions
+//! that table sets off run there too. The earlier step's write figures then leave that work
+//! out and the later step's carry it. The report warns wherever a step that follows an
+//! unflushed step wrote flush or compaction bytes.
+
+use super::findings::Section;
+use super::summary::SummaryRow;
+use crate::study::plan::spec::{step_label, Plan};
+use crate::study::text::significant;
+
+/// One warning per (step, engine) that wrote flush or compaction bytes after an unflushed
+/// step: the largest mean over the cells.
+pub fn warnings(plan: &Plan, summary: &[SummaryRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    for i in 1..plan.steps.len() {
+        if plan.flushes(i - 1) {
+            continue;
+        }
+        let (before, label) = (
+            step_label(&plan.steps[i - 1], i - 1),
+            step_label(&plan.steps[i], i),
+        );
+        let mut engines: Vec<&str> = summary.iter().map(|r| r.engine.as_str()).collect();
+        engines.dedup();
+        engines.sort();
+        engines.dedup();
+        for e in engines {
+            let most = |suffix: &str| {
+                let metric = format!("{label}.{suffix}");
+                summary
+                    .iter()
+                    .filter(|r| r.engine == e && r.metric == metric)
+                    .map(|r| r.stats.mean)
+                    .fold(0.0f64, f64::max)
+            };
+            let (flush, compact) = (most("flush_write_mb"), most("compact_write_mb"));
+            if flush > 0.0 || compact > 0.0 {
+                out.push(format!(
+                    "{e}: steps[{i}] ({label}) wrote up to {} MB of flush and {} MB of compaction after steps[{}] ({before}) ended without a flush: part of it is {before}'s data, left in its memtable, so {before}'s write figures leave it out and {label}'s carry it; set flush = true on steps[{}] to keep it there",
+                    significant(flush),
+                    significant(compact),
+                    i - 1,
+                    i - 1
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The warnings as a findings section, when there are any.
+pub fn section(plan: &Plan, summary: &[SummaryRow]) -> Option<Section> {
+    let items = warnings(plan, summary);
+    (!items.is_empty()).then(|| Section {
+        title: "Work carried across steps".into(),
+        items,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::study::analyse::summary::summarize;
+    use crate::study::run::results::RunRecord;
+
+    fn plan(flush: &str) -> Plan {
+        Plan::parse(&format!(
+            "title = \"t\"\n[[steps]]\nbench = \"fillrandom\"\n{flush}\n[[steps]]\nbench = \"readrandom\"\n"
+        ))
+        .unwrap()
+    }
+
+    fn runs(flush_mb: f64) -> Vec<SummaryRow> {
+        let rs: Vec<RunRecord> = (0..2)
+            .map(|rep| {
+                RunRecord::ok_for_test(
+                    0,
+                    vec![],
+                    "lsmlab",
+                    rep,
+                    "readrandom.flush_write_mb",
+                    flush_mb,
+                )
+            })
+            .collect();
+        summarize(&rs)
+    }
+
+    #[test]
+    fn a_step_after_an_unflushed_one_that_flushes_is_warned_of() {
+        let w = warnings(&plan("flush = false"), &runs(3.5));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("lsmlab: steps[1] (readrandom) wrote up to 3.500 MB of flush"),
+            "{}",
+            w[0]
+        );
+        // Nothing written after it, or the fill flushed (by default or by name): no warning.
+        assert!(warnings(&plan("flush = false"), &runs(0.0)).is_empty());
+        assert!(warnings(&plan(""), &runs(3.5)).is_empty());
+        assert!(warnings(&plan("flush = true"), &runs(3.5)).is_empty());
+        assert!(section(&plan(""), &runs(3.5)).is_none());
+    }
+}
