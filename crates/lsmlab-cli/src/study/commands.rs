@@ -11,8 +11,7 @@ use super::run::estimate::guess_seconds;
 use super::run::expanded::{fingerprint, EngineRecord, Expanded};
 use super::run::utc::utc_stamp;
 use super::run::{
-    audit, engines, environment, load, merge, results, runnable, runner, shard, staged_dir,
-    steps,
+    audit, engines, environment, load, merge, results, runnable, runner, shard, staged_dir, steps,
 };
 use super::until_decided;
 use crate::cli::RunArgs;

@@ -4,10 +4,10 @@
 //! of two results directories. Draws nothing and writes no report.
 
 pub mod anytime;
-pub mod compare_inputs;
-pub mod every_case;
-pub mod digest;
 pub mod carried_work;
+pub mod compare_inputs;
+pub mod digest;
+pub mod every_case;
 pub mod findings;
 pub mod intervals;
 pub mod open_claims;
