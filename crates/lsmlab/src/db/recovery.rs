@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::filename::{self, current_path, lock_path, lost_dir, wal_path, FileKind};
 use crate::memtable::{BlockPool, MemTable};
 use crate::options::Options;
-use crate::stats::Statistics;
+use crate::stats::{Statistics, Ticker};
 use crate::table_cache::TableCache;
 use crate::version::{VersionEdit, VersionSet};
 use crate::wal::LogWriter;
@@ -92,6 +92,8 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     remove_orphans(&env, dir, &versions)?;
     log_recovery(&info_log, dir, &report);
     keep_aside(&env, &wal_dir, &report, &info_log)?;
+    stats.add(Ticker::FlushWriteBytes, report.flush_bytes);
+    stats.add(Ticker::Flushes, report.flushes);
     if wal_dir != dir {
         // The new WAL's directory entry must be durable before a write is acknowledged in it.
         env.fs.sync_dir(&wal_dir)?;
@@ -125,7 +127,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             manual_compaction_waiting: 0,
             running: Default::default(),
             bg_error: None,
-            level_stats: vec![LevelStats::default(); num_levels],
+            level_stats: recovered_level_stats(num_levels, &report),
         }),
         bg_cv: Condvar::new(),
         super_version: ArcSwap::new(Arc::new(SuperVersion {
@@ -160,6 +162,18 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
     };
     delete_obsolete_wals(&inner, wal_number);
     Ok(inner)
+}
+
+/// The per-level figures a new process starts from: level 0 holds the flushes replay did, so
+/// that `stats` and write amplification count them as the flushes they are.
+fn recovered_level_stats(num_levels: usize, r: &RecoveryReport) -> Vec<LevelStats> {
+    let mut levels = vec![LevelStats::default(); num_levels];
+    if let Some(l0) = levels.first_mut() {
+        l0.written = r.flush_bytes;
+        l0.blob_written = r.flush_blob_bytes;
+        l0.count = r.flushes;
+    }
+    levels
 }
 
 /// Refuses, before anything is created, a path that is a file, and a missing database when

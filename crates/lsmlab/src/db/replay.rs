@@ -37,6 +37,14 @@ pub(crate) struct RecoveryReport {
     pub(crate) stopped: Option<String>,
     /// WALs holding dropped records or damage: moved to `lost/`, never deleted.
     pub(crate) keep_aside: Vec<u64>,
+    /// Level-0 tables (and their blob files) that replay wrote, and their bytes: a flush the
+    /// opening process does for the last one's data, counted as a flush as RocksDB counts its
+    /// recovery flush, so a step that opens a database with a full WAL owns that write.
+    pub(crate) flushes: u64,
+    /// Bytes of those tables and blob files.
+    pub(crate) flush_bytes: u64,
+    /// The blob files' share of `flush_bytes`.
+    pub(crate) flush_blob_bytes: u64,
 }
 
 impl RecoveryReport {
@@ -122,7 +130,7 @@ pub(crate) fn replay_wals(
                 last_seq = last_seq.max(seq + batch.len() as u64 - 1);
                 report.records += 1;
                 if write && mem.approximate_size() >= opts.write_buffer_size {
-                    flush_recovered(env, dir, opts, versions, edit, &mem)?;
+                    flush_recovered(env, dir, opts, versions, edit, report, &mem)?;
                     mem = MemTable::new(0);
                 }
                 continue;
@@ -167,7 +175,7 @@ pub(crate) fn replay_wals(
         }
     }
     if write && !mem.is_empty() {
-        flush_recovered(env, dir, opts, versions, edit, &mem)?;
+        flush_recovered(env, dir, opts, versions, edit, report, &mem)?;
     }
     Ok(last_seq)
 }
@@ -259,6 +267,7 @@ fn flush_recovered(
     opts: &Options,
     versions: &mut VersionSet,
     edit: &mut VersionEdit,
+    report: &mut RecoveryReport,
     mem: &MemTable,
 ) -> Result<()> {
     let number = versions.new_file_number();
@@ -274,6 +283,9 @@ fn flush_recovered(
         MAX_SEQUENCE,
         &mut || versions.new_file_number(),
     )?;
+    report.flushes += 1;
+    report.flush_bytes += out.table.as_ref().map_or(0, |f| f.size) + out.blob_bytes;
+    report.flush_blob_bytes += out.blob_bytes;
     // Blob files before the table that references them, as in every edit.
     edit.blob_added.extend(out.blobs);
     if let Some(f) = out.table {
