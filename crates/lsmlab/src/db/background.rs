@@ -154,7 +154,11 @@ fn run_job(inner: &DbInner, st: &mut MutexGuard<'_, State>, spec: CompactionSpec
     // that their files go (and, with `mmap_read`, their pages leave the RSS) now, not after
     // the next job.
     drop(spec);
-    MutexGuard::unlocked(st, || inner.reaper.purge());
+    MutexGuard::unlocked(st, || {
+        #[cfg(test)]
+        super::test_pause_point();
+        inner.reaper.purge()
+    });
     st.compactions_running -= 1;
     inner.bg_cv.notify_all();
 }
