@@ -144,15 +144,22 @@ pub(crate) fn run_inline(inner: &DbInner) -> Result<()> {
 fn run_job(inner: &DbInner, st: &mut MutexGuard<'_, State>, spec: CompactionSpec) {
     st.compactions_running += 1;
     let r = run_picked(inner, st, &spec);
+    // Recorded before the lock is let go for the purge: a failed MANIFEST write leaves the
+    // version set refusing edits, and a flush that took the lock in between would otherwise
+    // find no background error, try its edit and record that refusal in place of the fault.
+    if let Err(e) = r {
+        inner.set_bg_error(st, e);
+    }
     // The spec holds the last references to the input tables: dropped before the purge, so
     // that their files go (and, with `mmap_read`, their pages leave the RSS) now, not after
     // the next job.
     drop(spec);
-    MutexGuard::unlocked(st, || inner.reaper.purge());
+    MutexGuard::unlocked(st, || {
+        #[cfg(test)]
+        super::test_pause_point();
+        inner.reaper.purge()
+    });
     st.compactions_running -= 1;
-    if let Err(e) = r {
-        inner.set_bg_error(st, e);
-    }
     inner.bg_cv.notify_all();
 }
 

@@ -7,6 +7,7 @@ use crate::filename::wal_path;
 use crate::key::ValueKind;
 use crate::wal::LogWriter;
 use std::path::Path;
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
 const D: &str = "/db";
@@ -226,6 +227,9 @@ fn a_failed_memtable_switch_still_reopens() {
 /// Regression (found in review): After a MANIFEST append fails part-way (header written, payload not), the same writer
 ///    keeps being used: the next edit, which succeeds and is acted on (WALs deleted, inputs
 ///    reaped), is unreadable at recovery.
+/// Regression (fault campaign under load): the refusal of the next edit said only "the MANIFEST
+///    failed earlier", and became the database's background error when a flush installed before
+///    the failed compaction had recorded its own, hiding the fault.
 #[test]
 fn after_a_failed_manifest_append_no_edit_is_appended() {
     let _serial = SERIAL.lock();
@@ -266,7 +270,10 @@ fn after_a_failed_manifest_append_no_edit_is_appended() {
     sw.writes_until_failure.store(1, O::Relaxed);
     let mut e1 = VersionEdit::default();
     e1.added.push((1, nf(10, b"a")));
-    assert!(vs.log_and_apply(e1).is_err());
+    let Err(fault) = vs.log_and_apply(e1) else {
+        panic!("edit 1 was made durable");
+    };
+    let fault = fault.to_string();
     sw.fail_writes.store(false, O::Relaxed);
     sw.writes_until_failure.store(-1, O::Relaxed);
     // Edit 2 (another background thread) must be refused: the MANIFEST may end in part of a
@@ -274,9 +281,15 @@ fn after_a_failed_manifest_append_no_edit_is_appended() {
     let mut e2 = VersionEdit::default();
     e2.added.push((0, nf(11, b"b")));
     e2.log_number = Some(9);
+    let Err(refusal) = vs.log_and_apply(e2) else {
+        panic!("an edit was appended after a failed one");
+    };
+    let refusal = refusal.to_string();
+    // Its refusal may be the first error the database records (another job's failure not yet
+    // recorded), so it names the fault, not only that there was one.
     assert!(
-        vs.log_and_apply(e2).is_err(),
-        "an edit was appended after a failed one"
+        refusal.contains(&fault),
+        "the refusal {refusal:?} does not name the fault {fault:?}"
     );
     drop(vs);
     // Recovery sees the state before the failed edit.
@@ -548,4 +561,107 @@ fn a_pinned_value_reads_as_get_and_outlives_its_table() {
     assert_eq!(&*pinned, b"small value");
     assert_eq!(pinned.into_vec(), b"small value".to_vec());
     assert_eq!(db.get(b"inline").unwrap(), Some(b"newer".to_vec()));
+}
+
+/// Fails every MANIFEST append once `fail_from_table` tables have been created: the edit of the
+/// job that wrote that table is the first to fail.
+struct ManifestFailsFromTable {
+    mem: MemFs,
+    tables: Arc<AtomicU64>,
+    fail_from_table: u64,
+}
+
+struct ManifestFile {
+    inner: Box<dyn WritableFile>,
+    path: std::path::PathBuf,
+    tables: Arc<AtomicU64>,
+    fail_from_table: u64,
+}
+
+impl WritableFile for ManifestFile {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        if self.tables.load(Ordering::Relaxed) >= self.fail_from_table {
+            return Err(Error::io(
+                "append",
+                &self.path,
+                std::io::Error::other("injected"),
+            ));
+        }
+        self.inner.append(data)
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.inner.flush()
+    }
+    fn sync(&mut self) -> Result<()> {
+        self.inner.sync()
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+}
+
+impl FileSystemWrapper for ManifestFailsFromTable {
+    fn target(&self) -> &dyn FileSystem {
+        &self.mem
+    }
+    fn create_file(&self, p: &Path) -> Result<Box<dyn WritableFile>> {
+        let inner = self.mem.create_file(p)?;
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.ends_with(".sst") {
+            self.tables.fetch_add(1, Ordering::Relaxed);
+        }
+        if !name.starts_with("MANIFEST-") {
+            return Ok(inner);
+        }
+        Ok(Box::new(ManifestFile {
+            inner,
+            path: p.to_path_buf(),
+            tables: self.tables.clone(),
+            fail_from_table: self.fail_from_table,
+        }))
+    }
+}
+
+/// Regression (fault campaign under load): a compaction whose MANIFEST edit failed let go of the
+///    state lock (to delete obsolete files) before recording its error. A flush that took the
+///    lock in between found no error, and its refused edit ("the MANIFEST failed earlier") was
+///    recorded instead of the fault; writes were accepted meanwhile. Paused in that window, the
+///    database must already refuse writes, naming the fault.
+#[test]
+fn a_failed_compaction_refuses_writes_before_it_lets_go_of_the_lock() {
+    let _serial = SERIAL.lock();
+    let mem = MemFs::new();
+    // Two flushes write tables 1 and 2; the compaction they trigger writes table 3.
+    let fs = ManifestFailsFromTable {
+        mem,
+        tables: Arc::new(AtomicU64::new(0)),
+        fail_from_table: 3,
+    };
+    let mut o = opts(Arc::new(fs));
+    // The compaction runs on the flushing thread, which the test pauses.
+    o.deterministic_background = true;
+    let db = Db::open(D, o).unwrap();
+    db.put(b"a", b"1").unwrap();
+    db.flush().unwrap();
+    // Overlapping the first table: merged, not moved.
+    db.put(b"a", b"2").unwrap();
+    let mut in_window = (0, None);
+    let flushed = with_pause(
+        || db.flush(),
+        || {
+            let running = db.inner.state.lock().compactions_running;
+            in_window = (running, Some(db.put(b"c", b"1")));
+        },
+    );
+    let (running, put) = in_window;
+    assert_eq!(running, 1, "paused outside the compaction job");
+    match put.expect("no write was tried in the window") {
+        Ok(()) => panic!("a write was accepted after the compaction's MANIFEST edit failed"),
+        Err(e) => assert!(
+            e.to_string().contains("injected"),
+            "the refusal does not name the fault: {e}"
+        ),
+    }
+    let e = flushed.expect_err("the flush that ran the failed compaction succeeded");
+    assert!(e.to_string().contains("injected"), "{e}");
 }

@@ -29,6 +29,9 @@ pub struct VersionSet {
     /// WALs numbered below this hold nothing that is not in a table.
     pub log_number: u64,
     manifest: Option<LogWriter>,
+    /// Why the MANIFEST writer was dropped, for the refusal of every later edit: whatever
+    /// refuses the writes should name the fault, not only that there was one.
+    manifest_failure: Option<Error>,
     manifest_number: u64,
 }
 
@@ -45,6 +48,7 @@ impl VersionSet {
             last_sequence: 0,
             log_number: 0,
             manifest: None,
+            manifest_failure: None,
             manifest_number: 0,
         }
     }
@@ -302,14 +306,19 @@ impl VersionSet {
         edit.next_file_number = Some(self.next_file_number);
         edit.last_sequence = Some(self.last_sequence);
         let Some(w) = self.manifest.as_mut() else {
-            return Err(Error::InvalidRequest(
-                "the MANIFEST failed earlier; reopen the database".into(),
-            ));
+            let cause = match &self.manifest_failure {
+                Some(e) => format!("the MANIFEST failed earlier ({e})"),
+                None => "no MANIFEST is open".to_string(),
+            };
+            return Err(Error::InvalidRequest(format!(
+                "{cause}; reopen the database"
+            )));
         };
         if let Err(e) = w.add_record(&edit.encode()).and_then(|_| w.sync()) {
             // The MANIFEST may now end in part of a record: nothing more may be appended to it
             // (the next open writes a fresh one).
             self.manifest = None;
+            self.manifest_failure = Some(e.clone());
             return Err(e);
         }
         if let Some(n) = edit.log_number {
