@@ -17,7 +17,8 @@
 //! is decided only when all K are, so a case that reads "reproduced" at 95 % by chance cannot
 //! carry the claim alone; a case against it can, at the 5 % of that one interval.
 
-use super::verdicts::{pooled, Outcome, Scope, Verdict};
+use super::outcome::{Outcome, Verdict};
+use super::pooled::{pooled, Scope};
 use crate::study::plan::claims::{Claim, Relation, DEFAULT_TOLERANCE};
 use crate::study::plan::matrix::Cell;
 

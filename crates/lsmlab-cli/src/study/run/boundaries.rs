@@ -3,7 +3,7 @@
 //! memtable to a table before it exits, so its work is not left to the next step's recovery
 //! (on every engine that can: LevelDB's db_bench cannot, see `LEVELDB_SETTLE`).
 
-use super::engines::Kind;
+use super::kind::Kind;
 use crate::study::plan::spec::{Step, StepKind};
 
 /// What LevelDB's db_bench settles with: it has neither `flush` nor `waitforcompaction`, and

@@ -5,6 +5,7 @@
 //! error naming the engine and the flag, never a silent default that would compare unlike runs.
 
 use super::boundaries;
+pub use super::kind::Kind;
 use crate::engine::EngineKind;
 use crate::error::{CliError, CliResult};
 use crate::study::plan::matrix::{step_cell, Cell};
@@ -13,34 +14,6 @@ use crate::study::plan::vocabulary::LEVELDB_BENCHMARKS;
 use crate::study::text::value_text;
 use std::collections::BTreeSet;
 use std::path::Path;
-
-/// The command line an engine speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// `lsmlab bench` / `lsmlab ycsb`.
-    Lsmlab,
-    /// RocksDB's db_bench (gflags: every flag listed by `--help`).
-    RocksDb,
-    /// LevelDB's db_bench (1.23): a fixed set of flags with other names.
-    LevelDb,
-}
-
-impl Kind {
-    /// The command line, and for lsmlab the engine `--engine=` selects: `lsmlab-rocksdb` and
-    /// `lsmlab-leveldb` are lsmlab's driver on the RocksDB and LevelDB libraries, `fjall` (or
-    /// `lsmlab-fjall`) on the fjall crate, which has no db_bench of its own.
-    fn parse(s: &str) -> Option<(Kind, EngineKind)> {
-        match s {
-            "lsmlab" => Some((Kind::Lsmlab, EngineKind::Lsmlab)),
-            "lsmlab-rocksdb" => Some((Kind::Lsmlab, EngineKind::RocksDb)),
-            "lsmlab-leveldb" => Some((Kind::Lsmlab, EngineKind::LevelDb)),
-            "fjall" | "lsmlab-fjall" => Some((Kind::Lsmlab, EngineKind::Fjall)),
-            "rocksdb" | "db_bench" => Some((Kind::RocksDb, EngineKind::RocksDb)),
-            "leveldb" => Some((Kind::LevelDb, EngineKind::LevelDb)),
-            _ => None,
-        }
-    }
-}
 
 /// One resolved engine.
 #[derive(Debug, Clone)]

@@ -9,6 +9,7 @@ pub mod engines;
 pub mod environment;
 pub mod estimate;
 pub mod expanded;
+pub mod kind;
 pub mod library_logs;
 pub mod load;
 pub mod merge;

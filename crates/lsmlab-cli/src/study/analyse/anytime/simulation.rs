@@ -4,8 +4,9 @@
 //! cap, and stops at the first decision, as a researcher adding runs until a verdict comes would.
 
 use super::{half_width_with, paired_ratio, ALPHA};
+use crate::study::analyse::outcome::Verdict;
+use crate::study::analyse::pooled::verdict_of;
 use crate::study::analyse::statistics::{self, Ratio};
-use crate::study::analyse::verdicts::{verdict_of, Verdict};
 use crate::study::plan::claims::Relation;
 
 /// splitmix64 with Box–Muller normals: seeded, so every run of the test sees the same studies.
