@@ -7,7 +7,7 @@
 
 use super::findings::Section;
 use super::summary::SummaryRow;
-use crate::study::plan::spec::{step_label, Plan};
+use crate::study::plan::spec::{step_label, Plan, StepKind};
 use crate::study::text::significant;
 
 /// One warning per (step, engine) that wrote flush or compaction bytes after an unflushed
@@ -41,21 +41,38 @@ pub fn warnings(plan: &Plan, summary: &[SummaryRow]) -> Vec<String> {
             };
             let (flush, compact) = (most("flush_write_mb"), most("compact_write_mb"));
             if flush > 0.0 || compact > 0.0 {
+                let ycsb = matches!(
+                    plan.steps[i - 1].kind(i - 1),
+                    Ok(StepKind::YcsbLoad | StepKind::YcsbRun)
+                );
                 let remedy = if cannot_flush(plan, e) {
                     "LevelDB's db_bench cannot flush without a full compaction".to_string()
+                } else if ycsb {
+                    "a YCSB step cannot flush".to_string()
                 } else {
                     format!("set flush = true on steps[{}] to keep it there", i - 1)
                 };
                 out.push(format!(
-                    "{e}: steps[{i}] ({label}) wrote up to {} MB of flush and {} MB of compaction after steps[{}] ({before}) ended without a flush: part of it is {before}'s data, left in its memtable, so {before}'s write figures leave it out and {label}'s carry it; {remedy}",
-                    significant(flush),
-                    significant(compact),
+                    "{e}: steps[{i}] ({label}) wrote up to {} of flush and {} of compaction after steps[{}] ({before}) ended without a flush: part of it is {before}'s data, left in its memtable, so {before}'s write figures leave it out and {label}'s carry it; {remedy}",
+                    amount(flush),
+                    amount(compact),
                     i - 1,
                 ));
             }
         }
     }
     out
+}
+
+/// Megabytes as a reader takes them in: none, KiB below a tenth of a MB, else MB.
+fn amount(mb: f64) -> String {
+    if mb <= 0.0 {
+        "no bytes".into()
+    } else if mb < 0.1 {
+        format!("{} KiB", significant(mb * 1024.0))
+    } else {
+        format!("{} MB", significant(mb))
+    }
 }
 
 /// LevelDB's db_bench has no flush (its `compact` is a full compaction): its steps end
@@ -121,5 +138,31 @@ mod tests {
         assert!(warnings(&plan(""), &runs(3.5)).is_empty());
         assert!(warnings(&plan("flush = true"), &runs(3.5)).is_empty());
         assert!(section(&plan(""), &runs(3.5)).is_none());
+        assert!(w[0].ends_with("set flush = true on steps[0] to keep it there"));
+    }
+
+    #[test]
+    fn the_remedy_fits_the_step_and_engine_that_could_not_flush() {
+        let ycsb = Plan::parse(
+            "title = \"t\"\n[[steps]]\nycsb = \"load\"\nworkload = \"workloada\"\n[[steps]]\nbench = \"readrandom\"\n",
+        )
+        .unwrap();
+        let w = warnings(&ycsb, &runs(0.05));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("up to 51.2 KiB of flush and no bytes of compaction"),
+            "{}",
+            w[0]
+        );
+        assert!(w[0].ends_with("a YCSB step cannot flush"), "{}", w[0]);
+        // LevelDB's db_bench steps end unflushed whatever the plan says.
+        let mut leveldb = plan("");
+        leveldb.engine.insert(
+            "lsmlab".into(),
+            toml::from_str("kind = \"leveldb\"").unwrap(),
+        );
+        let w = warnings(&leveldb, &runs(3.5));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].ends_with("LevelDB's db_bench cannot flush without a full compaction"));
     }
 }
