@@ -8,6 +8,8 @@
 use super::findings::Section;
 use super::summary::SummaryRow;
 use crate::study::plan::spec::{step_label, Plan, StepKind};
+use crate::study::run::boundaries;
+use crate::study::run::kind::Kind;
 use crate::study::text::significant;
 
 /// One warning per (step, engine) that wrote flush or compaction bytes after an unflushed
@@ -75,15 +77,16 @@ fn amount(mb: f64) -> String {
     }
 }
 
-/// LevelDB's db_bench has no flush (its `compact` is a full compaction): its steps end
-/// unflushed whatever the plan says.
+/// An engine whose command line has no flush (`boundaries::flush_benchmark`: LevelDB's
+/// db_bench, whose `compact` is a full compaction): its steps end unflushed whatever the plan
+/// says.
 fn cannot_flush(plan: &Plan, engine: &str) -> bool {
-    let kind = plan
+    let name = plan
         .engine
         .get(engine)
         .and_then(|s| s.kind.as_deref())
         .unwrap_or(engine);
-    kind == "leveldb"
+    Kind::parse(name).is_some_and(|(kind, _)| boundaries::flush_benchmark(kind).is_none())
 }
 
 /// The warnings as a findings section, when there are any.

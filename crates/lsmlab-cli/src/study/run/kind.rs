@@ -19,7 +19,7 @@ impl Kind {
     /// The command line, and for lsmlab the engine `--engine=` selects: `lsmlab-rocksdb` and
     /// `lsmlab-leveldb` are lsmlab's driver on the RocksDB and LevelDB libraries, `fjall` (or
     /// `lsmlab-fjall`) on the fjall crate, which has no db_bench of its own.
-    pub(super) fn parse(s: &str) -> Option<(Kind, EngineKind)> {
+    pub fn parse(s: &str) -> Option<(Kind, EngineKind)> {
         match s {
             "lsmlab" => Some((Kind::Lsmlab, EngineKind::Lsmlab)),
             "lsmlab-rocksdb" => Some((Kind::Lsmlab, EngineKind::RocksDb)),
