@@ -2,7 +2,7 @@
 //! (the report again from a results directory) and `lsmlab merge` (shards joined, then reported).
 //! The only place that uses every stage (with `until_decided`, the sequential rounds it calls).
 
-use super::analyse::{compare_inputs, open_claims, summary, verdicts};
+use super::analyse::{compare_inputs, open_claims, sequential, summary, verdicts};
 use super::plan::limits;
 use super::plan::matrix;
 use super::plan::spec::Plan;
@@ -87,7 +87,7 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
     let src = source(args)?;
     let prepared = expand(args, &src, &lsmlab_bin)?;
     if args.dry_run {
-        dry_run(&src, prepared)?;
+        dry_run(args, &src, prepared)?;
         return Ok(());
     }
     run_all(args, &src, prepared)?;
@@ -286,7 +286,7 @@ fn expand(args: &RunArgs, src: &Source, lsmlab_bin: &Path) -> CliResult<Prepared
 }
 
 /// `--dry-run`: what would run, in which order, and about how long it would take.
-fn dry_run(src: &Source, p: Prepared) -> CliResult<()> {
+fn dry_run(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
     let scale_arg = &src.scale;
     let Prepared {
         given,
@@ -297,6 +297,7 @@ fn dry_run(src: &Source, p: Prepared) -> CliResult<()> {
         seed,
         per_run,
         per_load,
+        expanded,
         ..
     } = p;
     println!(
@@ -354,6 +355,16 @@ fn dry_run(src: &Source, p: Prepared) -> CliResult<()> {
             " (guessed from operation counts)"
         }
     );
+    if let Some(b) = until_decided::budget(args, &src.dir, &plan, expanded.shard)? {
+        println!(
+            "then sequential rounds: one more repetition of the cells the open claims read, until every claim is decided, {}, or a cell has run {} times (--until-decided)",
+            match b.wall_s {
+                Some(w) => format!("the budget of {} (these runs included) is spent", sequential::duration(w)),
+                None => "with no time limit".to_string(),
+            },
+            b.max_repetitions
+        );
+    }
     Ok(())
 }
 

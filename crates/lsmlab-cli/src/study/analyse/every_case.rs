@@ -53,20 +53,31 @@ pub fn cases<'a>(claim: &Claim, chosen: &[&'a Cell]) -> Vec<(String, Vec<&'a Cel
 
 /// The claim of `scope` decided case by case, one outcome per engine (or pair of engines).
 pub(super) fn decide(scope: &Scope) -> Vec<Outcome> {
-    let per_case: Vec<(String, Vec<Outcome>)> = cases(scope.claim, scope.chosen)
+    let per_case: Vec<Case> = cases(scope.claim, scope.chosen)
         .into_iter()
         .map(|(name, cells)| {
             let sub = Scope {
                 chosen: &cells,
                 ..*scope
             };
-            (name, pooled(&sub))
+            Case {
+                cells: cells.iter().map(|c| c.index).collect(),
+                outcomes: pooled(&sub),
+                name,
+            }
         })
         .collect();
     pooled(scope)
         .into_iter()
         .map(|all| combine(scope.claim, scope.t, all, &per_case))
         .collect()
+}
+
+/// One case of a claim: its name, its cells, and its outcome per engine.
+struct Case {
+    name: String,
+    cells: Vec<usize>,
+    outcomes: Vec<Outcome>,
 }
 
 /// How clear of its decision boundary an outcome's estimate lies, in half-widths of its CI:
@@ -107,13 +118,14 @@ fn names(list: &[&(&str, &Outcome)]) -> String {
     }
 }
 
-fn combine(claim: &Claim, t: f64, all: Outcome, per_case: &[(String, Vec<Outcome>)]) -> Outcome {
+fn combine(claim: &Claim, t: f64, all: Outcome, per_case: &[Case]) -> Outcome {
     let mine: Vec<(&str, &Outcome)> = per_case
         .iter()
-        .filter_map(|(n, os)| {
-            os.iter()
+        .filter_map(|c| {
+            c.outcomes
+                .iter()
                 .find(|o| o.engine == all.engine)
-                .map(|o| (n.as_str(), o))
+                .map(|o| (c.name.as_str(), o))
         })
         .collect();
     let k = mine.len();
@@ -132,6 +144,17 @@ fn combine(claim: &Claim, t: f64, all: Outcome, per_case: &[(String, Vec<Outcome
         clearance(claim, t, a.1).total_cmp(&clearance(claim, t, b.1))
     };
     let pooled_text = format!("pooled {}", all.figure);
+    // The cells a further repetition helps: those of the cases still open, unless a case
+    // against has decided the claim.
+    let open_cells: Vec<usize> = if against.is_empty() {
+        per_case
+            .iter()
+            .filter(|c| open.iter().any(|(n, _)| *n == c.name))
+            .flat_map(|c| c.cells.iter().copied())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let (verdict, (_, case), figure) = if let Some(first) = against.first() {
         let others = if against.len() > 1 {
             format!(
@@ -174,6 +197,11 @@ fn combine(claim: &Claim, t: f64, all: Outcome, per_case: &[(String, Vec<Outcome
         ci_lo: case.ci_lo,
         ci_hi: case.ci_hi,
         n: case.n,
+        open_cells: if verdict == Verdict::Inconclusive {
+            open_cells
+        } else {
+            Vec::new()
+        },
         ..all
     }
 }

@@ -59,4 +59,9 @@ pub struct Outcome {
     /// decide it at the observed spread (`None`: decided, or out of reach).
     #[serde(default)]
     pub more_repetitions: Option<usize>,
+    /// On an "in every case" claim still open: the cells of its open cases, the only ones a
+    /// sequential round need repeat (a decided case stays decided: its CI is anytime-valid).
+    /// Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_cells: Vec<usize>,
 }

@@ -99,6 +99,7 @@ pub(super) fn no_data(claim: usize, engine: &str, why: String) -> Outcome {
         n: 0,
         note: String::new(),
         more_repetitions: None,
+        open_cells: Vec::new(),
     }
 }
 
@@ -114,6 +115,7 @@ fn from_ratio(claim: usize, engine: &str, r: Ratio, v: Verdict, figure: String) 
         n: r.n,
         note: String::new(),
         more_repetitions: None,
+        open_cells: Vec::new(),
     }
 }
 
@@ -300,6 +302,7 @@ fn crossover(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
             n: q.as_ref().map_or(0, |q| q.n),
             note: String::new(),
             more_repetitions: None,
+            open_cells: Vec::new(),
         });
     }
     out
@@ -377,6 +380,7 @@ fn metric_value(scope: &Scope) -> Vec<Outcome> {
                     n: d.n,
                     note: String::new(),
                     more_repetitions: None,
+                    open_cells: Vec::new(),
                 });
             }
             None => out.push(no_data(ci, e, format!("{e} produced no {}", c.metric))),

@@ -134,9 +134,12 @@ fn partner<'c>(cells: &'c [Cell], c: &Cell, axis: &str, value: &str) -> Option<&
     })
 }
 
-/// The (cell, engine) runs an outcome is decided on: both sides of every pair of a ratio.
+/// The (cell, engine) runs an outcome is decided on: both sides of every pair of a ratio; of an
+/// "in every case" claim, only the cells of the cases still open.
 fn runs_read(claim: &Claim, o: &Outcome, cells: &[Cell]) -> BTreeSet<(usize, String)> {
-    let chosen = cells.iter().filter(|c| matches(c, &claim.cells));
+    let chosen = cells.iter().filter(|c| {
+        matches(c, &claim.cells) && (o.open_cells.is_empty() || o.open_cells.contains(&c.index))
+    });
     let mut out = BTreeSet::new();
     match &claim.ratio {
         Some(r) if r.axis == "engine" => {
