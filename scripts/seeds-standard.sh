@@ -3,22 +3,37 @@
 # decided them, into docs/seeds-standard.md (the command, the commit, the machine and each
 # study's setup beside them).
 #
-#   scripts/seeds-standard.sh [SEED...]        # default: 000 001 002 003 004
+#   scripts/seeds-standard.sh [--budget SEED=DURATION]... [--repetitions SEED=N]... [SEED...]
+#                           # default seeds: 000 001 002 003 004
 #   scripts/seeds-standard.sh --existing [SEED...]
 #                           # no runs: each seed's latest results/seedNNN-standard-* directory
 #
+# `--budget 000=25m` runs that seed as a sequential study (`lsmlab run --until-decided --budget
+# 25m`): after its repetitions, rounds of one more repetition of the cells its open claims read,
+# until every claim is decided or the budget (its own repetitions included) is spent.
+# `--repetitions 000=3` starts that seed from 3 repetitions instead of its scale's.
+#
 # Engines are found as `lsmlab run` finds them (PATH, LSMLAB_ROCKSDB_BINARY,
 # LSMLAB_LEVELDB_BINARY); a missing optional engine is skipped and the table says so. Run it on
-# a quiet machine: the report warns when the load average exceeded the cores, and this page
+# a quiet machine: the report warns when processes outside the study took CPU, and this page
 # repeats that warning. Seeds not named keep their section from the page as it was.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 existing=false
-if [ "${1:-}" = "--existing" ]; then
-    existing=true
+declare -A budget=() reps=()
+seeds=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --existing) existing=true ;;
+    --budget | --repetitions)
+        [ $# -ge 2 ] && [[ "$2" == *=* ]] || { echo "$1: expected SEED=VALUE" >&2; exit 2; }
+        if [ "$1" = --budget ]; then budget[${2%%=*}]=${2#*=}; else reps[${2%%=*}]=${2#*=}; fi
+        shift ;;
+    -*) echo "unknown option $1; allowed --existing, --budget SEED=DURATION, --repetitions SEED=N" >&2; exit 2 ;;
+    *) seeds+=("$1") ;;
+    esac
     shift
-fi
-seeds=("$@")
+done
 [ ${#seeds[@]} -gt 0 ] || seeds=(000 001 002 003 004)
 out=docs/seeds-standard.md
 
@@ -34,15 +49,15 @@ mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 
 # section SEED: the markdown section of one seed's run, from its report.md.
 section() {
-    local seed=$1 dir=$2 start=$3 end=$4
+    local seed=$1 dir=$2 start=$3 end=$4 args=${5:-}
     local md="$dir/report.md"
     echo "## Seed $seed"
     echo
-    echo "\`lsmlab run experiments/seed$seed.toml --scale standard\` — $start to $end UTC, results in \`$(basename "$dir")\`."
+    echo "\`lsmlab run experiments/seed$seed.toml --scale standard$args\` — $start to $end UTC, results in \`$(basename "$dir")\`."
     echo
     # The setup rows a reader needs to weigh the verdicts.
     # (Binaries' paths are this machine's; their versions are what a reader needs.)
-    grep -E '^\| (repetitions|runs|engines|flags|properties|matrix|load average|lsmlab) \|' "$md" |
+    grep -E '^\| (repetitions|until decided|runs|engines|flags|properties|matrix|load average|outside load|lsmlab) \|' "$md" |
         sed -E -e 's/^\| ([^|]+) \| (.*) \|$/- \1: \2/' -e 's/ \(\/[^)]*\)//g' || true
     echo
     awk '/^## Claims of the seed/ {on = 1; next} on && /^## / {exit} on' "$md"
@@ -65,11 +80,15 @@ for seed in "${seeds[@]}"; do
         echo "== seed $seed ($start)" >&2
         # The run's last line on stdout is its report's path; a failed run leaves the study
         # non-zero, which stops this script with the report still written.
-        report=$("$bin" run "$plan" --scale standard | tail -n 1)
+        args=""
+        [ -z "${reps[$seed]:-}" ] || args+=" --repetitions ${reps[$seed]}"
+        [ -z "${budget[$seed]:-}" ] || args+=" --until-decided --budget ${budget[$seed]}"
+        # shellcheck disable=SC2086 # $args is a list of flags
+        report=$("$bin" run "$plan" --scale standard $args | tail -n 1)
         end=$(date -u +%T)
         dir=$(dirname "$report")
     fi
-    section "$seed" "$dir" "$start" "$end" >"$tmp/$seed.md"
+    section "$seed" "$dir" "$start" "$end" "${args:-}" >"$tmp/$seed.md"
 done
 
 {
