@@ -80,13 +80,69 @@ pub fn mean_interval(xs: &[f64]) -> Option<(usize, f64, f64, f64)> {
     }
 }
 
+/// The mean over groups (each group the runs of one cell) of each group's mean, and its
+/// anytime-valid 95 % interval from the spread of the values *within* their groups; `None` when
+/// no value is left. `groups[i]` names the group of `xs[i]`; non-finite values are skipped.
+///
+/// A claim pooled over cells asks about those cells: the mixes a seed names, the value sizes it
+/// ran. The differences between cells are part of the answer, not noise, and a repetition of a
+/// cell whose figure is exact (a counted figure under deterministic background work) adds no
+/// information. Pooling the runs as if they were one sample would do both wrong: between-cell
+/// differences would widen the interval, and duplicated exact runs would narrow it by √n. So
+/// the estimate weights every cell alike, and its variance, σ² Σ 1/n_c / K², takes σ² from the
+/// deviations about each cell's own mean (N − K degrees of freedom for N values in K cells). The
+/// sequence is the one of `half_width` at n' = N − K + 1 values with that sum of squares —
+/// the degrees of freedom the spread was estimated with, so the boundary is that of the
+/// smaller sample — rescaled from n' to the N_eff = K² / Σ 1/n_c values the estimate averages.
+/// One group is `mean_interval`; values alike within every cell give 0 from two runs of each
+/// cell; one run per cell gives no interval (nothing shows the run-to-run spread yet).
+pub fn grouped_mean_interval(xs: &[f64], groups: &[usize]) -> Option<(usize, f64, f64, f64)> {
+    let mut by: std::collections::BTreeMap<usize, Vec<f64>> = Default::default();
+    for (x, g) in xs.iter().zip(groups) {
+        if x.is_finite() {
+            by.entry(*g).or_default().push(*x);
+        }
+    }
+    if by.len() <= 1 {
+        let vals: Vec<f64> = by.into_values().next().unwrap_or_default();
+        return mean_interval(&vals);
+    }
+    let k = by.len();
+    let n: usize = by.values().map(Vec::len).sum();
+    let means: Vec<f64> = by
+        .values()
+        .map(|g| g.iter().sum::<f64>() / g.len() as f64)
+        .collect();
+    let estimate = means.iter().sum::<f64>() / k as f64;
+    let ss: f64 = by
+        .values()
+        .zip(&means)
+        .map(|(g, m)| g.iter().map(|x| (x - m).powi(2)).sum::<f64>())
+        .sum();
+    let n_eff = (k * k) as f64 / by.values().map(|g| 1.0 / g.len() as f64).sum::<f64>();
+    let dof_n = n - k + 1;
+    match half_width(dof_n, ss) {
+        Some(h) => {
+            let h = h * (dof_n as f64 / n_eff).sqrt();
+            Some((n, estimate, estimate - h, estimate + h))
+        }
+        None => Some((n, estimate, f64::NAN, f64::NAN)),
+    }
+}
+
 /// `statistics::describe` with the interval replaced by the anytime-valid interval of the mean
 /// (NaN while unbounded); the rest (spread, outliers) as there. For runs that are all ≥ 0 the
 /// low end is cut at 0: the true mean of such a metric cannot be below 0, so cutting there
 /// excludes nothing the interval could hold.
 pub fn describe(xs: &[f64]) -> Option<Describe> {
+    grouped_describe(xs, &vec![0; xs.len()])
+}
+
+/// [`describe`] of values from several cells (`groups[i]` the cell of `xs[i]`): the estimate
+/// and interval of [`grouped_mean_interval`]; the rest (spread, outliers) over all values.
+pub fn grouped_describe(xs: &[f64], groups: &[usize]) -> Option<Describe> {
     let mut d = statistics::describe(xs)?;
-    let (_, mean, lo, hi) = mean_interval(xs)?;
+    let (_, mean, lo, hi) = grouped_mean_interval(xs, groups)?;
     d.estimate = mean;
     d.interval = Method::Anytime;
     // NaN (unbounded) stays NaN: `f64::max` would make it 0.
@@ -99,13 +155,21 @@ pub fn describe(xs: &[f64]) -> Option<Describe> {
 /// anytime-valid 95 % interval of its log, back-transformed. `p` is left NaN: a confidence
 /// sequence decides by its interval, not by a fixed-n p-value.
 pub fn paired_ratio(a: &[f64], b: &[f64]) -> Option<Ratio> {
-    let logs: Vec<f64> = a
+    grouped_paired_ratio(a, b, &vec![0; a.len()])
+}
+
+/// [`paired_ratio`] over pairs from several cells, `groups[i]` the cell of pair `i`: the
+/// geometric mean over cells of each cell's paired ratio, with the interval of
+/// [`grouped_mean_interval`] on the logs.
+pub fn grouped_paired_ratio(a: &[f64], b: &[f64], groups: &[usize]) -> Option<Ratio> {
+    let (logs, groups): (Vec<f64>, Vec<usize>) = a
         .iter()
         .zip(b)
-        .filter(|(x, y)| x.is_finite() && y.is_finite() && **x > 0.0 && **y > 0.0)
-        .map(|(x, y)| (x / y).ln())
-        .collect();
-    let (n, m, lo, hi) = mean_interval(&logs)?;
+        .zip(groups)
+        .filter(|((x, y), _)| x.is_finite() && y.is_finite() && **x > 0.0 && **y > 0.0)
+        .map(|((x, y), g)| ((x / y).ln(), *g))
+        .unzip();
+    let (n, m, lo, hi) = grouped_mean_interval(&logs, &groups)?;
     Some(Ratio {
         n,
         ratio: m.exp(),
@@ -122,6 +186,57 @@ mod simulation;
 mod tests {
     use super::*;
     use crate::study::analyse::statistics::t975;
+
+    #[test]
+    fn exact_runs_of_unlike_cells_give_an_exact_pooled_figure_and_duplicates_add_nothing() {
+        // Five cells with different exact figures: one run each shows no run-to-run spread
+        // yet; two runs each that agree make the pooled mean exact.
+        let cells = [1.0, 2.0, 3.0, 5.0, 9.0];
+        let runs = |reps: usize| -> (Vec<f64>, Vec<usize>) {
+            (0..reps)
+                .flat_map(|_| cells.iter().enumerate().map(|(g, x)| (*x, g)))
+                .unzip()
+        };
+        let (xs, gs) = runs(1);
+        let (n, m, lo, hi) = grouped_mean_interval(&xs, &gs).unwrap();
+        assert_eq!((n, m), (5, 4.0));
+        assert!(lo.is_nan() && hi.is_nan(), "{lo} {hi}");
+        for reps in [2, 3, 10] {
+            let (xs, gs) = runs(reps);
+            let (_, m, lo, hi) = grouped_mean_interval(&xs, &gs).unwrap();
+            assert_eq!((m, lo, hi), (4.0, 4.0, 4.0), "{reps} repetitions");
+            // Pooled as one sample, the same runs give an interval that the duplicates narrow:
+            // the differences between cells taken for noise, and each copy for a new sample.
+            let (_, _, plo, phi) = mean_interval(&xs).unwrap();
+            assert!(phi - plo > 0.5, "{reps}: {plo} {phi}");
+        }
+        let (_, _, lo10, hi10) = mean_interval(&runs(10).0).unwrap();
+        let (_, _, lo3, hi3) = mean_interval(&runs(3).0).unwrap();
+        assert!(hi10 - lo10 < hi3 - lo3);
+    }
+
+    #[test]
+    fn differences_between_cells_do_not_widen_the_interval_and_one_cell_is_the_plain_one() {
+        let noise = [0.3, -0.1, 0.2, -0.4, 0.0, 0.1];
+        let mut xs = Vec::new();
+        let mut gs = Vec::new();
+        let mut shifted = Vec::new();
+        for (i, e) in noise.iter().enumerate() {
+            let g = i % 3;
+            xs.push(10.0 + e);
+            shifted.push(10.0 + 100.0 * g as f64 + e);
+            gs.push(g);
+        }
+        let (_, m0, lo0, hi0) = grouped_mean_interval(&xs, &gs).unwrap();
+        let (_, m1, lo1, hi1) = grouped_mean_interval(&shifted, &gs).unwrap();
+        assert!(((hi0 - lo0) - (hi1 - lo1)).abs() < 1e-9);
+        assert!(
+            (m1 - m0 - 100.0).abs() < 1e-9,
+            "the mean of the cells' means"
+        );
+        let one = vec![7; xs.len()];
+        assert_eq!(grouped_mean_interval(&xs, &one), mean_interval(&xs));
+    }
 
     #[test]
     fn the_sequence_is_wider_than_students_t_and_narrows_with_n() {

@@ -3,7 +3,7 @@
 //! anytime-valid CI and the verdict where that CI lies (see `verdicts` for the table).
 
 use super::outcome::{Outcome, Verdict};
-use crate::study::analyse::anytime::{describe, paired_ratio};
+use crate::study::analyse::anytime::{grouped_describe, grouped_paired_ratio};
 use crate::study::analyse::statistics::Ratio;
 use crate::study::plan::claims::{Claim, RatioOf, Relation, DEFAULT_TOLERANCE};
 use crate::study::plan::matrix::Cell;
@@ -120,7 +120,7 @@ fn from_ratio(claim: usize, engine: &str, r: Ratio, v: Verdict, figure: String) 
 }
 
 /// Paired (a, b) values of `metric` between the cells with `axis` = a and their partners with
-/// `axis` = b, among `cells`, on `engine`.
+/// `axis` = b, among `cells`, on `engine`, and the cell (the `a` side's) of each pair.
 fn axis_pairs(
     vals: &Values,
     all: &[Cell],
@@ -128,9 +128,9 @@ fn axis_pairs(
     engine: &str,
     metric: &str,
     r: &RatioOf,
-) -> (Vec<f64>, Vec<f64>) {
+) -> (Vec<f64>, Vec<f64>, Vec<usize>) {
     let (a, b) = (value_text(&r.a), value_text(&r.b));
-    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    let (mut xs, mut ys, mut gs) = (Vec::new(), Vec::new(), Vec::new());
     for c in cells.iter().filter(|c| c.get(&r.axis) == Some(a.as_str())) {
         let Some(p) = partner(all, c, &r.axis, &b) else {
             continue;
@@ -143,10 +143,11 @@ fn axis_pairs(
             if let Some(y) = vb.get(rep) {
                 xs.push(*x);
                 ys.push(*y);
+                gs.push(c.index);
             }
         }
     }
-    (xs, ys)
+    (xs, ys, gs)
 }
 
 /// What one claim is decided on: its cells, its engines, the runs' values.
@@ -190,7 +191,7 @@ fn engine_ratio(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
     let mut out = Vec::new();
     let (a, b) = (value_text(&r.a), value_text(&r.b));
     let label = format!("{a} / {b}");
-    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    let (mut xs, mut ys, mut gs) = (Vec::new(), Vec::new(), Vec::new());
     for cell in chosen {
         let key = |e: &str| (cell.index, e.to_string(), c.metric.clone());
         if let (Some(va), Some(vb)) = (vals.get(&key(&a)), vals.get(&key(&b))) {
@@ -198,11 +199,12 @@ fn engine_ratio(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
                 if let Some(y) = vb.get(rep) {
                     xs.push(*x);
                     ys.push(*y);
+                    gs.push(cell.index);
                 }
             }
         }
     }
-    match paired_ratio(&xs, &ys) {
+    match grouped_paired_ratio(&xs, &ys, &gs) {
         Some(q) => {
             let v = verdict_of(rel, q.ci_lo, q.ci_hi, t, c.tolerance, true);
             let f = ratio_text(&q);
@@ -260,8 +262,8 @@ fn crossover(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
                 .copied()
                 .filter(|cell| cell.get(&x) == Some(xv.as_str()))
                 .collect();
-            let (a, b) = axis_pairs(vals, cells, &here, e, &c.metric, r);
-            per_x.push((xv.clone(), paired_ratio(&a, &b)));
+            let (a, b, g) = axis_pairs(vals, cells, &here, e, &c.metric, r);
+            per_x.push((xv.clone(), grouped_paired_ratio(&a, &b, &g)));
         }
         if per_x.iter().all(|(_, q)| q.is_none()) {
             out.push(no_data(ci, e, format!("{e} produced no {}", c.metric)));
@@ -323,8 +325,8 @@ fn axis_ratio(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
     } = *scope;
     let mut out = Vec::new();
     for e in of_claim {
-        let (a, b) = axis_pairs(vals, cells, chosen, e, &c.metric, r);
-        match paired_ratio(&a, &b) {
+        let (a, b, g) = axis_pairs(vals, cells, chosen, e, &c.metric, r);
+        match grouped_paired_ratio(&a, &b, &g) {
             Some(q) => {
                 let v = verdict_of(rel, q.ci_lo, q.ci_hi, t, c.tolerance, true);
                 let f = ratio_text(&q);
@@ -350,31 +352,34 @@ fn metric_value(scope: &Scope) -> Vec<Outcome> {
     } = *scope;
     let mut out = Vec::new();
     for e in of_claim {
-        let xs: Vec<f64> = chosen
+        let (xs, gs): (Vec<f64>, Vec<usize>) = chosen
             .iter()
-            .filter_map(|cell| vals.get(&(cell.index, e.to_string(), c.metric.clone())))
-            .flat_map(|m| m.values().copied())
-            .collect();
-        match describe(&xs) {
+            .filter_map(|cell| {
+                vals.get(&(cell.index, e.to_string(), c.metric.clone()))
+                    .map(|m| (cell.index, m))
+            })
+            .flat_map(|(i, m)| m.values().map(move |v| (*v, i)))
+            .unzip();
+        match grouped_describe(&xs, &gs) {
             Some(d) => {
                 let v = verdict_of(rel, d.ci_lo, d.ci_hi, t, c.tolerance, false);
                 let figure = if d.ci_lo.is_finite() {
                     format!(
                         "{} [{}, {}] (n={})",
-                        significant(d.mean),
+                        significant(d.estimate),
                         significant(d.ci_lo),
                         significant(d.ci_hi),
                         d.n
                     )
                 } else {
-                    format!("{} (n={}, no CI)", significant(d.mean), d.n)
+                    format!("{} (n={}, no CI)", significant(d.estimate), d.n)
                 };
                 out.push(Outcome {
                     claim: ci,
                     engine: e.to_string(),
                     verdict: v,
                     figure,
-                    estimate: d.mean,
+                    estimate: d.estimate,
                     ci_lo: d.ci_lo,
                     ci_hi: d.ci_hi,
                     n: d.n,

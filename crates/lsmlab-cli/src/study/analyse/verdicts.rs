@@ -4,9 +4,10 @@
 //! A claim names a metric, or the ratio of a metric between two values of an axis (or two
 //! engines), the relation the seed reports (greater, smaller, about equal within a tolerance,
 //! a crossover along an axis) and the seed's number. Ratios are the paired log-ratios of
-//! `anytime::paired_ratio` (runs of the same repetition paired), pooled over every cell the
-//! claim's `where` leaves open, so a claim about "every value size" is one geometric-mean ratio
-//! with one CI. Every CI here is anytime-valid (`anytime`): a verdict may be read after any
+//! `anytime::grouped_paired_ratio` (runs of the same repetition paired), averaged over every
+//! cell the claim's `where` leaves open with each cell weighted alike, so a claim about "the
+//! value sizes" is one geometric-mean ratio with one CI, whose width comes from the spread of
+//! the runs within their cells (a claim that must hold in each cell says `every`). Every CI here is anytime-valid (`anytime`): a verdict may be read after any
 //! number of repetitions, and more added, without raising its 5 % error. The verdict follows
 //! from where that CI lies:
 //!
@@ -219,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn a_ratio_between_settings_is_paired_by_repetition_and_pooled_over_where() {
+    fn a_ratio_between_settings_is_paired_by_repetition_and_averaged_over_its_cells() {
         let cells = vec![
             cell(0, &[("bits", "5"), ("ribbon", "false")]),
             cell(1, &[("bits", "5"), ("ribbon", "true")]),
@@ -243,13 +244,22 @@ mod tests {
         assert!((o[0].estimate - 0.7).abs() < 1e-12 && o[0].n == 3);
         assert_eq!(o[1].verdict, Verdict::NoData, "{:?}", o[1]);
         assert!(failures(std::slice::from_ref(&c), &o).is_empty());
-        // Over both bit settings: 0.7 and 1.2 pooled, a CI that holds 1.
+        // Over both bit settings, 0.7 and 1.2 exactly: the claim is about these two cells, so
+        // their mean ratio, √(0.7 · 1.2) = 0.917, is exact (the difference between the cells is
+        // not run-to-run noise) and smaller than 1 ...
         let mut wide = c.clone();
         wide.cells.clear();
         let o = evaluate(&[wide.clone()], &cells, &engines, &rs);
         assert_eq!(o[0].n, 6);
-        assert_eq!(o[0].verdict, Verdict::Inconclusive, "{:?}", o[0]);
-        assert_eq!(failures(&[wide], &o).len(), 1);
+        assert_eq!(o[0].verdict, Verdict::Reproduced, "{:?}", o[0]);
+        assert!((o[0].estimate - (0.7f64 * 1.2).sqrt()).abs() < 1e-12);
+        assert_eq!(o[0].ci_lo, o[0].ci_hi);
+        // ... while "in every case" is not: at 5 bits Ribbon's is larger.
+        let mut every = wide.clone();
+        every.every = true;
+        let o = evaluate(&[every], &cells, &engines, &rs);
+        assert_eq!(o[0].verdict, Verdict::NotReproduced, "{:?}", o[0]);
+        assert!(o[0].figure.contains("bits=5"), "{}", o[0].figure);
     }
 
     #[test]
