@@ -5,8 +5,9 @@
 #
 #   scripts/seeds-standard.sh [--budget SEED=DURATION]... [--repetitions SEED=N]... [SEED...]
 #                           # default seeds: 000 001 002 003 004
-#   scripts/seeds-standard.sh --existing [SEED...]
+#   scripts/seeds-standard.sh --existing [--budget ..] [--repetitions ..] [SEED...]
 #                           # no runs: each seed's latest results/seedNNN-standard-* directory
+#                           # (the flags then only name the command each section shows)
 #
 # `--budget 000=25m` runs that seed as a sequential study (`lsmlab run --until-decided --budget
 # 25m`): after its repetitions, rounds of one more repetition of the cells its open claims read,
@@ -61,6 +62,9 @@ section() {
         sed -E -e 's/^\| ([^|]+) \| (.*) \|$/- \1: \2/' -e 's/ \(\/[^)]*\)//g' || true
     echo
     awk '/^## Claims of the seed/ {on = 1; next} on && /^## / {exit} on' "$md"
+    echo
+    # How noisy each timing metric was, and which decides a timing claim soonest.
+    python3 scripts/timing-cv.py "$dir"
 }
 
 tmp=$(mktemp -d)
@@ -68,6 +72,9 @@ trap 'rm -rf "$tmp"' EXIT
 for seed in "${seeds[@]}"; do
     plan=experiments/seed$seed.toml
     [ -f "$plan" ] || { echo "no plan $plan" >&2; exit 1; }
+    args=""
+    [ -z "${reps[$seed]:-}" ] || args+=" --repetitions ${reps[$seed]}"
+    [ -z "${budget[$seed]:-}" ] || args+=" --until-decided --budget ${budget[$seed]}"
     if $existing; then
         dir=$(ls -d results/seed"$seed"-standard-* 2>/dev/null | tail -n 1)
         [ -n "$dir" ] || { echo "no results/seed$seed-standard-* directory" >&2; exit 1; }
@@ -80,9 +87,6 @@ for seed in "${seeds[@]}"; do
         echo "== seed $seed ($start)" >&2
         # The run's last line on stdout is its report's path; a failed run leaves the study
         # non-zero, which stops this script with the report still written.
-        args=""
-        [ -z "${reps[$seed]:-}" ] || args+=" --repetitions ${reps[$seed]}"
-        [ -z "${budget[$seed]:-}" ] || args+=" --until-decided --budget ${budget[$seed]}"
         # shellcheck disable=SC2086 # $args is a list of flags
         report=$("$bin" run "$plan" --scale standard $args | tail -n 1)
         end=$(date -u +%T)
@@ -100,6 +104,13 @@ done
     echo "CIs as [studies.md](studies.md#claims) describes. What each standard scale is and why is in"
     echo "[studies.md](studies.md#standard-scales); what the verdicts mean for each seed is in"
     echo "[studies.md](studies.md#the-seeds-at-standard-scale-what-the-verdicts-say)."
+    echo
+    echo "A seed whose command has \`--until-decided --budget D\` ran as a sequential study"
+    echo "([studies.md](studies.md#sequential-studies---until-decided)): after its repetitions, rounds"
+    echo "of one more repetition of the cells its open claims read, within D of run time in all; its"
+    echo "setup's *until decided* row says why it stopped, and each claim still open carries what"
+    echo "deciding it would cost. Each section ends with the spread of its timing metrics"
+    echo "(\`scripts/timing-cv.py\`)."
     echo
     for seed in 000 001 002 003 004; do
         if [ -f "$tmp/$seed.md" ]; then
