@@ -110,7 +110,8 @@ done
     echo "of one more repetition of the cells its open claims read, within D of run time in all; its"
     echo "setup's *until decided* row says why it stopped, and each claim still open carries what"
     echo "deciding it would cost. Each section ends with the spread of its timing metrics"
-    echo "(\`scripts/timing-cv.py\`)."
+    echo "(\`scripts/timing-cv.py\`). The runs were made by the build each section's *lsmlab* row"
+    echo "names; the verdicts are those of \`lsmlab report\` at the commit above."
     echo
     for seed in 000 001 002 003 004; do
         if [ -f "$tmp/$seed.md" ]; then
