@@ -38,5 +38,5 @@ done
 for t in "${targets[@]}"; do
   echo "== $t: $secs s"
   (cd fuzz && cargo fuzz run -s none -O "$t" -- -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 2>&1 |
-    grep -E '^#[0-9]+ +DONE|^Done|SUMMARY|panicked|ERROR|crash-|timeout-' || true)
+    grep -E '^#[0-9]+[[:space:]]+DONE|^Done|SUMMARY|panicked|ERROR|crash-|timeout-' || true)
 done
