@@ -4,7 +4,7 @@
 # database, and prints every run's ops/sec per benchmark, then per benchmark the median of
 # each tool and the ratio of the medians (lsmlab / db_bench: above 1, lsmlab is faster).
 #
-#   scripts/vs-rocksdb.sh [--reps N] [--db-bench PATH] [--lsmlab PATH] [--keep DIR] -- FLAGS...
+#   scripts/pair-db-bench.sh [--reps N] [--db-bench PATH] [--lsmlab PATH] [--keep DIR] -- FLAGS...
 #
 # FLAGS are db_bench's (`--benchmarks=fillrandom,readrandom --num=1000000 ...`); `--db` is
 # set by the script. The db_bench used is --db-bench, else $DB_BENCH, else `db_bench` on PATH;
@@ -24,25 +24,25 @@ while [ $# -gt 0 ]; do
     --lsmlab) lsmlab=${2:?--lsmlab needs a path}; shift 2 ;;
     --keep) keep=${2:?--keep needs a directory}; shift 2 ;;
     --) shift; break ;;
-    *) echo "vs-rocksdb.sh: unknown argument $1 ($usage)" >&2; exit 2 ;;
+    *) echo "pair-db-bench.sh: unknown argument $1 ($usage)" >&2; exit 2 ;;
   esac
 done
 case "$reps" in
-  ''|*[!0-9]*|0) echo "vs-rocksdb.sh: --reps $reps: allowed: a whole number of at least 1" >&2; exit 2 ;;
+  ''|*[!0-9]*|0) echo "pair-db-bench.sh: --reps $reps: allowed: a whole number of at least 1" >&2; exit 2 ;;
 esac
-[ $# -gt 0 ] || { echo "vs-rocksdb.sh: no db_bench flags after -- ($usage)" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "pair-db-bench.sh: no db_bench flags after -- ($usage)" >&2; exit 2; }
 benches=$(printf '%s\n' "$@" | sed -n 's/^--benchmarks=//p' | tail -1 | tr ',' ' ')
-[ -n "$benches" ] || { echo "vs-rocksdb.sh: the flags name no --benchmarks" >&2; exit 2; }
+[ -n "$benches" ] || { echo "pair-db-bench.sh: the flags name no --benchmarks" >&2; exit 2; }
 for f in "$@"; do
-  case "$f" in --db=*) echo "vs-rocksdb.sh: $f: the script sets --db itself" >&2; exit 2 ;; esac
+  case "$f" in --db=*) echo "pair-db-bench.sh: $f: the script sets --db itself" >&2; exit 2 ;; esac
 done
 [ -n "$dbbench" ] || dbbench=$(command -v db_bench || true)
 [ -n "$dbbench" ] && [ -x "$dbbench" ] || {
-  echo "vs-rocksdb.sh: no db_bench (give --db-bench PATH, set DB_BENCH, or install rocksdb-tools)" >&2
+  echo "pair-db-bench.sh: no db_bench (give --db-bench PATH, set DB_BENCH, or install rocksdb-tools)" >&2
   exit 2
 }
 if [ ! -x "$lsmlab" ]; then
-  [ "$lsmlab" = target/release/lsmlab ] || { echo "vs-rocksdb.sh: --lsmlab $lsmlab is not executable" >&2; exit 2; }
+  [ "$lsmlab" = target/release/lsmlab ] || { echo "pair-db-bench.sh: --lsmlab $lsmlab is not executable" >&2; exit 2; }
   cargo build --release -q -p lsmlab-cli
 fi
 if [ -n "$keep" ]; then work=$keep; mkdir -p "$work"; else
@@ -63,7 +63,7 @@ for rep in $(seq "$reps"); do
     rm -rf "$work/db"
     if [ $tool = db_bench ]; then cmd=("$dbbench"); else cmd=("$lsmlab" bench); fi
     if ! "${cmd[@]}" "$@" --db="$work/db" >"$out" 2>&1; then
-      echo "vs-rocksdb.sh: $tool failed in run $rep; the end of its output:" >&2
+      echo "pair-db-bench.sh: $tool failed in run $rep; the end of its output:" >&2
       tail -5 "$out" >&2
       exit 1
     fi
