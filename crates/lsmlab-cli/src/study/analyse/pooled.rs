@@ -119,8 +119,34 @@ fn from_ratio(claim: usize, engine: &str, r: Ratio, v: Verdict, figure: String) 
     }
 }
 
-/// Paired (a, b) values of `metric` between the cells with `axis` = a and their partners with
-/// `axis` = b, among `cells`, on `engine`, and the cell (the `a` side's) of each pair.
+/// Paired runs of a ratio: the `a` and `b` values of the same repetition, and the cell each
+/// pair belongs to (the claim's estimate averages cells: `anytime::grouped_paired_ratio`).
+#[derive(Default)]
+struct Pairs {
+    a: Vec<f64>,
+    b: Vec<f64>,
+    cells: Vec<usize>,
+}
+
+impl Pairs {
+    /// Adds the repetitions `va` and `vb` have in common, as pairs of `cell`.
+    fn add(&mut self, cell: usize, va: &BTreeMap<u32, f64>, vb: &BTreeMap<u32, f64>) {
+        for (rep, x) in va {
+            if let Some(y) = vb.get(rep) {
+                self.a.push(*x);
+                self.b.push(*y);
+                self.cells.push(cell);
+            }
+        }
+    }
+
+    fn ratio(&self) -> Option<Ratio> {
+        grouped_paired_ratio(&self.a, &self.b, &self.cells)
+    }
+}
+
+/// Paired values of `metric` between the cells with `axis` = a and their partners with
+/// `axis` = b, among `cells`, on `engine`.
 fn axis_pairs(
     vals: &Values,
     all: &[Cell],
@@ -128,26 +154,32 @@ fn axis_pairs(
     engine: &str,
     metric: &str,
     r: &RatioOf,
-) -> (Vec<f64>, Vec<f64>, Vec<usize>) {
+) -> Pairs {
     let (a, b) = (value_text(&r.a), value_text(&r.b));
-    let (mut xs, mut ys, mut gs) = (Vec::new(), Vec::new(), Vec::new());
+    let mut pairs = Pairs::default();
     for c in cells.iter().filter(|c| c.get(&r.axis) == Some(a.as_str())) {
         let Some(p) = partner(all, c, &r.axis, &b) else {
             continue;
         };
         let key = |cell: usize| (cell, engine.to_string(), metric.to_string());
-        let (Some(va), Some(vb)) = (vals.get(&key(c.index)), vals.get(&key(p.index))) else {
-            continue;
-        };
-        for (rep, x) in va {
-            if let Some(y) = vb.get(rep) {
-                xs.push(*x);
-                ys.push(*y);
-                gs.push(c.index);
-            }
+        if let (Some(va), Some(vb)) = (vals.get(&key(c.index)), vals.get(&key(p.index))) {
+            pairs.add(c.index, va, vb);
         }
     }
-    (xs, ys, gs)
+    pairs
+}
+
+/// The outcome of a ratio claim on `label` (an engine, or `a / b`), or `no_data` with `why`.
+fn ratio_outcome(scope: &Scope, label: &str, q: Option<Ratio>, why: String) -> Outcome {
+    let c = scope.claim;
+    match q {
+        Some(q) => {
+            let v = verdict_of(scope.rel, q.ci_lo, q.ci_hi, scope.t, c.tolerance, true);
+            let f = ratio_text(&q);
+            from_ratio(scope.ci, label, q, v, f)
+        }
+        None => no_data(scope.ci, label, why),
+    }
 }
 
 /// What one claim is decided on: its cells, its engines, the runs' values.
@@ -179,44 +211,22 @@ pub(super) fn pooled(scope: &Scope) -> Vec<Outcome> {
 
 /// A ratio between two engines, paired by cell and repetition: one outcome, `a / b`.
 fn engine_ratio(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
-    let Scope {
-        ci,
-        claim: c,
-        chosen,
-        vals,
-        rel,
-        t,
-        ..
-    } = *scope;
-    let mut out = Vec::new();
+    let (c, vals) = (scope.claim, scope.vals);
     let (a, b) = (value_text(&r.a), value_text(&r.b));
-    let label = format!("{a} / {b}");
-    let (mut xs, mut ys, mut gs) = (Vec::new(), Vec::new(), Vec::new());
-    for cell in chosen {
+    let mut pairs = Pairs::default();
+    for cell in scope.chosen {
         let key = |e: &str| (cell.index, e.to_string(), c.metric.clone());
         if let (Some(va), Some(vb)) = (vals.get(&key(&a)), vals.get(&key(&b))) {
-            for (rep, x) in va {
-                if let Some(y) = vb.get(rep) {
-                    xs.push(*x);
-                    ys.push(*y);
-                    gs.push(cell.index);
-                }
-            }
+            pairs.add(cell.index, va, vb);
         }
     }
-    match grouped_paired_ratio(&xs, &ys, &gs) {
-        Some(q) => {
-            let v = verdict_of(rel, q.ci_lo, q.ci_hi, t, c.tolerance, true);
-            let f = ratio_text(&q);
-            out.push(from_ratio(ci, &label, q, v, f));
-        }
-        None => out.push(no_data(
-            ci,
-            &label,
-            format!("no paired runs with {} on both", c.metric),
-        )),
-    }
-    out
+    let why = format!("no paired runs with {} on both", c.metric);
+    vec![ratio_outcome(
+        scope,
+        &format!("{a} / {b}"),
+        pairs.ratio(),
+        why,
+    )]
 }
 
 /// A crossover: the ratio at every value of `x`, clear of the threshold from `at` on and not
@@ -262,8 +272,8 @@ fn crossover(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
                 .copied()
                 .filter(|cell| cell.get(&x) == Some(xv.as_str()))
                 .collect();
-            let (a, b, g) = axis_pairs(vals, cells, &here, e, &c.metric, r);
-            per_x.push((xv.clone(), grouped_paired_ratio(&a, &b, &g)));
+            let pairs = axis_pairs(vals, cells, &here, e, &c.metric, r);
+            per_x.push((xv.clone(), pairs.ratio()));
         }
         if per_x.iter().all(|(_, q)| q.is_none()) {
             out.push(no_data(ci, e, format!("{e} produced no {}", c.metric)));
@@ -312,30 +322,20 @@ fn crossover(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
 
 /// A ratio between two values of an axis, per engine.
 fn axis_ratio(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
-    let Scope {
-        ci,
-        claim: c,
-        chosen,
-        of_claim,
-        cells,
-        vals,
-        rel,
-        t,
-        ..
-    } = *scope;
-    let mut out = Vec::new();
-    for e in of_claim {
-        let (a, b, g) = axis_pairs(vals, cells, chosen, e, &c.metric, r);
-        match grouped_paired_ratio(&a, &b, &g) {
-            Some(q) => {
-                let v = verdict_of(rel, q.ci_lo, q.ci_hi, t, c.tolerance, true);
-                let f = ratio_text(&q);
-                out.push(from_ratio(ci, e, q, v, f));
-            }
-            None => out.push(no_data(ci, e, format!("{e} produced no {}", c.metric))),
-        }
-    }
-    out
+    let c = scope.claim;
+    scope
+        .of_claim
+        .iter()
+        .map(|e| {
+            let pairs = axis_pairs(scope.vals, scope.cells, scope.chosen, e, &c.metric, r);
+            ratio_outcome(
+                scope,
+                e,
+                pairs.ratio(),
+                format!("{e} produced no {}", c.metric),
+            )
+        })
+        .collect()
 }
 
 /// A metric's own value, per engine.
