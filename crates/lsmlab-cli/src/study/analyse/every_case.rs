@@ -144,17 +144,6 @@ fn combine(claim: &Claim, t: f64, all: Outcome, per_case: &[Case]) -> Outcome {
         clearance(claim, t, a.1).total_cmp(&clearance(claim, t, b.1))
     };
     let pooled_text = format!("pooled {}", all.figure);
-    // The cells a further repetition helps: those of the cases still open, unless a case
-    // against has decided the claim.
-    let open_cells: Vec<usize> = if against.is_empty() {
-        per_case
-            .iter()
-            .filter(|c| open.iter().any(|(n, _)| *n == c.name))
-            .flat_map(|c| c.cells.iter().copied())
-            .collect()
-    } else {
-        Vec::new()
-    };
     let (verdict, (_, case), figure) = if let Some(first) = against.first() {
         let others = if against.len() > 1 {
             format!(
@@ -197,8 +186,13 @@ fn combine(claim: &Claim, t: f64, all: Outcome, per_case: &[Case]) -> Outcome {
         ci_lo: case.ci_lo,
         ci_hi: case.ci_hi,
         n: case.n,
+        // While open, the cells a further repetition helps: those of the cases still open.
         open_cells: if verdict == Verdict::Inconclusive {
-            open_cells
+            per_case
+                .iter()
+                .filter(|c| open.iter().any(|(n, _)| *n == c.name))
+                .flat_map(|c| c.cells.iter().copied())
+                .collect()
         } else {
             Vec::new()
         },

@@ -61,7 +61,7 @@ pub struct Outcome {
     pub more_repetitions: Option<usize>,
     /// On an "in every case" claim still open: the cells of its open cases, the only ones a
     /// sequential round need repeat (a decided case stays decided: its CI is anytime-valid).
-    /// Empty otherwise.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Empty otherwise. Derived from the runs each time, so never written.
+    #[serde(skip)]
     pub open_cells: Vec<usize>,
 }
