@@ -7,6 +7,8 @@ pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod flags;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod inspect;
 pub mod readout;
 pub mod stress;
