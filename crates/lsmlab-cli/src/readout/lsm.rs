@@ -188,6 +188,34 @@ pub struct IoFigures {
 }
 
 impl LsmFigures {
+    /// The writers' waits by cause: how often and how long, from the `lsmlab.stall.*` tickers.
+    fn stalls_line(&self) -> String {
+        let t = |name: &str| self.tickers.get(name).copied().unwrap_or(0);
+        let total = t("rocksdb.stall.micros");
+        let mut s = format!(
+            "lsmlab stalls               : {:.3} s, {:.1}% of wall (",
+            total as f64 / 1e6,
+            100.0 * total as f64 / 1e6 / self.process.wall_s.max(1e-9)
+        );
+        for (i, (label, what)) in [
+            ("L0 slowdown", "l0.slowdown"),
+            ("L0 stop", "l0.stop"),
+            ("memtable stop", "memtable.stop"),
+            ("pending slowdown", "pending.slowdown"),
+            ("pending stop", "pending.stop"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let count = t(&format!("lsmlab.stall.{what}.count"));
+            let micros = t(&format!("lsmlab.stall.{what}.micros"));
+            let sep = if i == 0 { "" } else { ", " };
+            let _ = write!(s, "{sep}{label} {count} x {:.3} s", micros as f64 / 1e6);
+        }
+        s.push(')');
+        s
+    }
+
     /// The figures between `before` and `after`.
     pub fn between(
         before: &EngineSnapshot,
@@ -432,6 +460,7 @@ impl EngineFigures for LsmFigures {
             self.level0_floated_files
                 .map_or_else(|| "none".to_string(), |n| n.to_string())
         );
+        let _ = writeln!(s, "{}", self.stalls_line());
         let _ = writeln!(s, "{}", self.sim.to_line());
         let _ = writeln!(
             s,
@@ -577,6 +606,10 @@ mod tests {
         db.statistics().add(Ticker::BloomFilterFullPositive, 12);
         db.statistics().add(Ticker::BloomFilterFullTruePositive, 2);
         db.statistics().add(Ticker::FlushWriteBytes, 300);
+        db.statistics().add(Ticker::StallMicros, 2_500_000);
+        db.statistics().add(Ticker::StallMemtableStops, 3);
+        db.statistics()
+            .add(Ticker::StallMemtableStopMicros, 2_500_000);
         db.io_stats().record_read(IoCategory::UserRead, 0, 8192 * 2);
         db.io_stats().record_write(IoCategory::Wal, 0, 100);
         let after = EngineSnapshot::take(&db);
@@ -621,6 +654,13 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("lsmlab read_amp             : n/a"), "{text}");
+        assert!(
+            text.contains("lsmlab stalls               : 2.500 s, ")
+                && text.contains(
+                    "(L0 slowdown 0 x 0.000 s, L0 stop 0 x 0.000 s, memtable stop 3 x 2.500 s,"
+                ),
+            "{text}"
+        );
         assert!(
             text.contains("lsmlab filter_fpr           : 10.0000%"),
             "{text}"

@@ -2,6 +2,7 @@
 //! output tables cut at `target_file_size_base` (values go through [`CompactionBlobs`]).
 
 use super::blobs::{BlobOutcome, CompactionBlobs};
+use super::output_syncs::OutputSyncs;
 use super::shadow::Shadowing;
 use super::CompactionSpec;
 use crate::blob::BlobCache;
@@ -158,6 +159,7 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
     };
     let table_opts = p.opts.table_options(spec.output_level);
     let mut current: Option<Output> = None;
+    let mut syncs = OutputSyncs::new(p.dir);
     let mut shadowing = Shadowing::new(p.smallest_snapshot);
     let mut blobs = CompactionBlobs::new(p.env, p.dir, p.opts, p.stats, p.blobs, p.version);
     iter.seek_to_first();
@@ -197,7 +199,7 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
                     .is_some_and(|c| c.estimated_size() >= p.opts.target_file_size_base)
             {
                 if let Some(c) = current.take() {
-                    finish_output(c, &mut out.outputs, &mut out.bytes_written)?;
+                    finish_output(c, &mut out.outputs, &mut out.bytes_written, &mut syncs)?;
                 }
             }
             if current.is_none() {
@@ -220,21 +222,26 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
     }
     iter.status()?;
     if let Some(c) = current.take() {
-        finish_output(c, &mut out.outputs, &mut out.bytes_written)?;
+        finish_output(c, &mut out.outputs, &mut out.bytes_written, &mut syncs)?;
     }
+    syncs.wait()?;
     out.blobs = blobs.finish()?;
     // As RocksDB counts them: compaction write bytes include the blob files it wrote.
     out.bytes_written += out.blobs.bytes_written;
     Ok(out)
 }
 
-/// Finishes (and syncs) `c`, adding its record to `outputs` and its size to `written`.
+/// Finishes `c`, adding its record to `outputs`, its size to `written` and its file, whose
+/// writeback has started, to `syncs`: the job waits for them at its end, before any is named in
+/// the MANIFEST.
 pub(super) fn finish_output(
     c: Output,
     outputs: &mut Vec<NewFile>,
     written: &mut u64,
+    syncs: &mut OutputSyncs,
 ) -> Result<()> {
-    let summary = c.builder.finish()?;
+    let (summary, file) = c.builder.finish_unsynced()?;
+    syncs.push(file)?;
     *written += summary.file_size;
     outputs.push(NewFile {
         number: c.number,

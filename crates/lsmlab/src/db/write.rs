@@ -203,6 +203,14 @@ fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
 /// Counts one wait of a writer, of `micros`, for `cause` (a `Stall…` ticker).
 fn record_stall(inner: &DbInner, cause: Ticker, micros: u64) {
     inner.stats.add(cause, 1);
+    let cause_micros = match cause {
+        Ticker::StallL0Slowdowns => Ticker::StallL0SlowdownMicros,
+        Ticker::StallL0Stops => Ticker::StallL0StopMicros,
+        Ticker::StallMemtableStops => Ticker::StallMemtableStopMicros,
+        Ticker::StallPendingSlowdowns => Ticker::StallPendingSlowdownMicros,
+        _ => Ticker::StallPendingStopMicros,
+    };
+    inner.stats.add(cause_micros, micros);
     inner.stats.add(Ticker::StallMicros, micros);
     inner.stats.record(HistogramKind::WriteStall, micros);
 }

@@ -323,6 +323,12 @@ impl CountedWritable {
     pub fn sync(&mut self) -> Result<()> {
         self.inner.sync()
     }
+    /// Hands buffered bytes to the operating system and starts their writeback to the device
+    /// without waiting for it (a hint: a later `sync` still makes them durable).
+    pub fn start_writeback(&mut self) -> Result<()> {
+        self.not_hinted = 0;
+        self.inner.start_writeback()
+    }
     /// Bytes appended so far.
     pub fn len(&self) -> u64 {
         self.inner.len()

@@ -194,7 +194,17 @@ impl TableBuilder {
     }
 
     /// Writes filter, properties, index and footer, and syncs the file.
-    pub fn finish(mut self) -> Result<TableSummary> {
+    pub fn finish(self) -> Result<TableSummary> {
+        let (summary, mut file) = self.finish_unsynced()?;
+        file.sync()?;
+        Ok(summary)
+    }
+
+    /// Writes filter, properties, index and footer and starts the file's writeback without
+    /// waiting for it; returns the file, which the caller must sync before the table is named
+    /// in the MANIFEST. A compaction writing many tables syncs them at its end, so that the
+    /// device writes one table while the compaction fills the next.
+    pub fn finish_unsynced(mut self) -> Result<(TableSummary, CountedWritable)> {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
@@ -247,13 +257,14 @@ impl TableBuilder {
         let t = self.start_timer();
         self.append(&f)?;
         self.record_write(t);
-        self.file.sync()?;
-        Ok(TableSummary {
+        self.file.start_writeback()?;
+        let summary = TableSummary {
             file_size: self.file.len(),
             smallest: self.smallest,
             largest: self.last_key,
             properties: self.props,
-        })
+        };
+        Ok((summary, self.file))
     }
 
     fn add_index_entry(&mut self, key: &[u8], h: BlockHandle) {

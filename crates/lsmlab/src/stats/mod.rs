@@ -150,6 +150,21 @@ named_enum!(
         StallPendingSlowdowns => "lsmlab.stall.pending.slowdown.count",
         /// Writes stopped because pending compaction bytes passed the hard limit.
         StallPendingStops => "lsmlab.stall.pending.stop.count",
+        /// Microseconds writers were delayed because level 0 reached
+        /// `level0_slowdown_writes_trigger` files.
+        StallL0SlowdownMicros => "lsmlab.stall.l0.slowdown.micros",
+        /// Microseconds writers were stopped because level 0 reached
+        /// `level0_stop_writes_trigger` files.
+        StallL0StopMicros => "lsmlab.stall.l0.stop.micros",
+        /// Microseconds writers were stopped because `max_write_buffer_number` memtables were
+        /// full (waiting for a flush).
+        StallMemtableStopMicros => "lsmlab.stall.memtable.stop.micros",
+        /// Microseconds writers were delayed because pending compaction bytes passed the soft
+        /// limit.
+        StallPendingSlowdownMicros => "lsmlab.stall.pending.slowdown.micros",
+        /// Microseconds writers were stopped because pending compaction bytes passed the hard
+        /// limit.
+        StallPendingStopMicros => "lsmlab.stall.pending.stop.micros",
     }
 );
 

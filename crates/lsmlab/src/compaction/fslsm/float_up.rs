@@ -24,6 +24,7 @@
 
 use crate::compaction::blobs::CompactionBlobs;
 use crate::compaction::job::{finish_output, Output};
+use crate::compaction::output_syncs::OutputSyncs;
 use crate::compaction::shadow::Shadowing;
 use crate::compaction::{CompactionOutcome, CompactionParams, CompactionSpec};
 use crate::env::IoCategory;
@@ -35,6 +36,7 @@ use crate::key::{
 };
 use crate::sst::BlockFetch;
 use crate::version::{FileMeta, NewFile};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Where one entry of the floated table goes.
@@ -87,14 +89,17 @@ struct Outputs {
     level: usize,
     current: Option<Output>,
     done: Vec<NewFile>,
+    /// Finished tables, synced on a thread of their own.
+    syncs: OutputSyncs,
 }
 
 impl Outputs {
-    fn new(level: usize) -> Outputs {
+    fn new(level: usize, dir: &Path) -> Outputs {
         Outputs {
             level,
             current: None,
             done: Vec::new(),
+            syncs: OutputSyncs::new(dir),
         }
     }
 
@@ -117,7 +122,7 @@ impl Outputs {
                 .is_some_and(|c| c.estimated_size() >= p.opts.target_file_size_base)
         {
             if let Some(c) = self.current.take() {
-                finish_output(c, &mut self.done, written)?;
+                finish_output(c, &mut self.done, written, &mut self.syncs)?;
             }
         }
         if self.current.is_none() {
@@ -139,8 +144,9 @@ impl Outputs {
 
     fn finish(mut self, written: &mut u64) -> Result<Vec<NewFile>> {
         if let Some(c) = self.current.take() {
-            finish_output(c, &mut self.done, written)?;
+            finish_output(c, &mut self.done, written, &mut self.syncs)?;
         }
+        self.syncs.wait()?;
         Ok(self.done)
     }
 }
@@ -189,7 +195,7 @@ pub fn run_float_up(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome> {
         ..Default::default()
     };
     let mut blobs = CompactionBlobs::new(p.env, p.dir, p.opts, p.stats, p.blobs, p.version);
-    let (mut up, mut stay) = (Outputs::new(0), Outputs::new(level));
+    let (mut up, mut stay) = (Outputs::new(0, p.dir), Outputs::new(level, p.dir));
     // The level-0 merge: what the floated entries and the level-0 inputs become.
     let mut shadowing = Shadowing::new(p.smallest_snapshot);
     let mut last_key: Option<Vec<u8>> = None;
