@@ -16,6 +16,7 @@ mod stats_dump;
 mod tests;
 mod value;
 mod write;
+mod write_pacer;
 mod write_queue;
 
 pub use iter::DbIterator;
@@ -71,8 +72,8 @@ pub(crate) struct WalState {
     /// The last sequence number written to the WAL: ahead of `DbInner::last_seq` while a group
     /// is going into the memtable.
     pub(crate) last_seq_logged: u64,
-    /// Bytes written while writes are slowed down and not yet paid for by a delay.
-    pub(crate) delay_debt: u64,
+    /// The writers' pace while level 0 or the compaction debt is over its slowdown trigger.
+    pub(crate) pacer: write_pacer::WritePacer,
 }
 
 /// Per-level compaction figures for `rocksdb.stats`, indexed by output level.

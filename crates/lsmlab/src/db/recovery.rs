@@ -142,7 +142,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
             number: wal_number,
             mem,
             last_seq_logged: last_seq,
-            delay_debt: 0,
+            pacer: Default::default(),
             unsynced: Vec::new(),
             // The directory is synced when the new MANIFEST is installed, after this WAL exists.
             dir_synced: true,

@@ -18,9 +18,6 @@ use std::time::{Duration, Instant};
 /// Largest group a leader commits in one WAL record: a bound on the latency a small write pays
 /// for riding along with large ones.
 const MAX_GROUP_BYTES: usize = 1 << 20;
-/// Granularity of slowdown delays: writers pay their debt in sleeps of at least this long, since
-/// shorter sleeps cost more in wake-up latency than they wait.
-const SLOWDOWN_QUANTUM: Duration = Duration::from_millis(1);
 
 pub(crate) fn write(inner: &DbInner, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
     if batch.is_empty() {
@@ -166,8 +163,9 @@ fn append_to_wal(inner: &DbInner, wal: &mut WalState, record: &[u8], sync: bool)
     Ok(())
 }
 
-/// While level 0 is over the slowdown trigger, holds writes to `delayed_write_rate`: each write
-/// adds its bytes to a debt, paid by sleeping once the debt is worth a quantum.
+/// While level 0 or the compaction debt is over its slowdown trigger, holds writes to the
+/// pace of [`super::write_pacer::WritePacer`]: each write adds its bytes to a debt, paid by
+/// sleeping once the debt is worth a quantum.
 fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
     let opts = &inner.opts;
     if opts.deterministic_background {
@@ -176,26 +174,19 @@ fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
     }
     // The policy's trigger, not the static one: a stretched level 0 must not slow writers.
     let slowdown = inner.policy.level0_triggers(opts).slowdown;
-    if inner.l0_files.load(Ordering::Relaxed) < slowdown
-        && inner.pending_compaction_bytes.load(Ordering::Relaxed)
-            < opts.soft_pending_compaction_bytes_limit
-    {
-        wal.delay_debt = 0;
+    let l0 = inner.l0_files.load(Ordering::Relaxed);
+    let pending = inner.pending_compaction_bytes.load(Ordering::Relaxed);
+    let (pressure, cause) = if l0 >= slowdown {
+        (l0 as u64, Ticker::StallL0Slowdowns)
+    } else if pending >= opts.soft_pending_compaction_bytes_limit {
+        (pending, Ticker::StallPendingSlowdowns)
+    } else {
+        wal.pacer.release();
         return;
-    }
-    wal.delay_debt += bytes;
-    let quantum_bytes = opts.delayed_write_rate * SLOWDOWN_QUANTUM.as_micros() as u64 / 1_000_000;
-    if wal.delay_debt >= quantum_bytes.max(1) {
-        let micros = wal.delay_debt * 1_000_000 / opts.delayed_write_rate;
-        wal.delay_debt = 0;
+    };
+    if let Some(wait) = wal.pacer.delay(bytes, pressure, opts.delayed_write_rate) {
         let t = Instant::now();
-        std::thread::sleep(Duration::from_micros(micros));
-        let cause = if inner.l0_files.load(Ordering::Relaxed) >= opts.level0_slowdown_writes_trigger
-        {
-            Ticker::StallL0Slowdowns
-        } else {
-            Ticker::StallPendingSlowdowns
-        };
+        std::thread::sleep(wait);
         record_stall(inner, cause, t.elapsed().as_micros() as u64);
     }
 }
@@ -293,6 +284,8 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
             &mut wal.mem,
             Arc::new(MemTable::with_pool(number, &inner.memtable_blocks)),
         );
+        wal.pacer
+            .memtable_switched(old.approximate_size() as u64, Instant::now());
         st.imms.push_back(old);
         st.mem_wal_number = number;
         inner.install_super_version(&st, wal.mem.clone());

@@ -125,10 +125,13 @@ pub struct Options {
     /// Level-0 files at which writes stop until compaction brings the count down. Raise it
     /// with the slowdown trigger; lower it to bound the tables a get may check. Default: 36.
     pub level0_stop_writes_trigger: usize,
-    /// Write rate, in bytes per second, allowed while level 0 holds at least
-    /// `level0_slowdown_writes_trigger` files: writers are delayed so that compaction can catch
-    /// up without a full stop. Set it near the device's sustained write rate divided by the
-    /// write amplification, so that delayed writers neither stall nor outrun compaction.
+    /// The slowest write rate, in bytes per second, while level 0 holds at least
+    /// `level0_slowdown_writes_trigger` files (or the compaction debt passes its soft limit):
+    /// writers are delayed so that compaction can catch up without a full stop. The pace
+    /// starts at the rate writes came in before the slowdown, is cut by a fifth each time the
+    /// pressure rises and raised by a quarter when it falls, never below this rate (RocksDB
+    /// starts at this rate and never goes above it; docs/architecture.md, "Write stalls").
+    /// Lower it on a slow device, where compaction drains level 0 slower than 16 MiB/s.
     /// Default: 16 MiB/s (RocksDB's `delayed_write_rate`).
     pub delayed_write_rate: u64,
     /// Estimated bytes compaction still has to rewrite at which writes slow down to
