@@ -114,7 +114,8 @@ pub struct Options {
     /// bytes written (Linux `sync_file_range`), instead of leaving all of it to the fsync that
     /// ends each flush and compaction: the device works while the file is still being
     /// written, and the final fsync waits on less. The WAL is never hinted (its writer would
-    /// pay the system call). 0 turns it off. Default: 0 (RocksDB). RocksDB's tuning guide
+    /// pay the system call). 0 turns it off, but for a flush's table, which is hinted every
+    /// MiB all the same (writers wait on flushes). Default: 0 (RocksDB). RocksDB's tuning guide
     /// suggests 1 MiB; at 1 MiB lsmlab's fill was 18 % faster with 1 KB values and 14–25 %
     /// with 16 KB values on this project's test machine (docs/performance.md).
     pub bytes_per_sync: u64,
