@@ -353,10 +353,14 @@ fn compaction_stop(moved: &mut BTreeSet<&'static str>, stop_ticker: Ticker) {
     let db = Db::open(DIR, opts).unwrap();
     let stats = db.statistics();
     // Level 1 holds the keys first, so that compacting the next level-0 table rewrites them.
+    // They go in by flushes asked for, before a memtable fills: the writers' pace then starts
+    // at `delayed_write_rate`, no rate of writes having been measured between full memtables.
     for i in 0..100 {
         db.put(&key(i), &value(i, 0, 100)).unwrap();
+        if i % 20 == 19 {
+            db.flush().unwrap();
+        }
     }
-    db.flush().unwrap();
     db.wait_for_background_work().unwrap();
     assert!(db.property_int("rocksdb.num-files-at-level1") > Some(0));
     // One table for the next flush; the compaction of it into level 1 waits at the gate.

@@ -285,7 +285,7 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
             Arc::new(MemTable::with_pool(number, &inner.memtable_blocks)),
         );
         wal.pacer
-            .memtable_switched(old.approximate_size() as u64, Instant::now());
+            .memtable_switched(old.approximate_size() as u64, Instant::now(), full);
         st.imms.push_back(old);
         st.mem_wal_number = number;
         inner.install_super_version(&st, wal.mem.clone());

@@ -37,11 +37,13 @@ pub(crate) struct WritePacer {
 }
 
 impl WritePacer {
-    /// Notes that a memtable of `bytes` was switched out at `now`: outside a slowdown, this
-    /// measures how fast writes come in.
-    pub(crate) fn memtable_switched(&mut self, bytes: u64, now: Instant) {
-        if self.rate > 0 {
-            // A slowed writer measures its own pace, not demand.
+    /// Notes that a memtable of `bytes` was switched out at `now`, `full` or forced (a flush
+    /// asked for): between switches of full memtables outside a slowdown, this measures how
+    /// fast writes come in.
+    pub(crate) fn memtable_switched(&mut self, bytes: u64, now: Instant, full: bool) {
+        if self.rate > 0 || !full {
+            // A slowed writer measures its own pace, not demand; a forced switch cuts the
+            // interval short.
             self.last_switch = None;
             return;
         }
@@ -102,10 +104,11 @@ mod tests {
     fn measured(rate: u64) -> WritePacer {
         let mut p = WritePacer::default();
         let t = Instant::now();
-        p.memtable_switched(8 * MB, t);
+        p.memtable_switched(8 * MB, t, true);
         p.memtable_switched(
             8 * MB,
             t + Duration::from_secs_f64(8.0 * MB as f64 / rate as f64),
+            true,
         );
         p
     }
@@ -165,13 +168,28 @@ mod tests {
     }
 
     #[test]
+    fn forced_switches_do_not_count_as_demand() {
+        let mut p = WritePacer::default();
+        let t = Instant::now();
+        // A flush forced after a few bytes, then a full memtable soon after.
+        p.memtable_switched(1000, t, false);
+        p.memtable_switched(8 * MB, t + Duration::from_millis(1), true);
+        p.delay(1, 20, 16 * MB);
+        assert_eq!(
+            p.rate(),
+            16 * MB,
+            "no interval between two full switches yet"
+        );
+    }
+
+    #[test]
     fn switches_during_a_slowdown_do_not_count_as_demand() {
         let mut p = measured(200 * MB);
         p.delay(1, 20, 16 * MB);
         let t = Instant::now();
         // Two slow switches while slowed, then the slowdown ends.
-        p.memtable_switched(8 * MB, t);
-        p.memtable_switched(8 * MB, t + Duration::from_secs(1));
+        p.memtable_switched(8 * MB, t, true);
+        p.memtable_switched(8 * MB, t + Duration::from_secs(1), true);
         p.release();
         p.delay(1, 20, 16 * MB);
         assert!(p.rate().abs_diff(200 * MB) < MB, "{}", p.rate());
