@@ -44,4 +44,4 @@ pub use options::{
     WalRecoveryMode, WriteOptions,
 };
 pub use pinned::PinnedValue;
-pub use stats::{HistogramKind, Statistics, Ticker};
+pub use stats::{HistogramKind, StallCause, Statistics, Ticker};

@@ -12,7 +12,7 @@ use super::process::{cpu_times, dir_size, peak_rss_bytes, CpuTimes};
 use super::shared::{EngineFigures, ProcessFigures};
 use super::sim::{SimCounts, SimFigures};
 use lsmlab::env::{IoCategory, IoCounts};
-use lsmlab::{Db, HistogramKind, Ticker};
+use lsmlab::{Db, HistogramKind, StallCause, Ticker};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -188,32 +188,24 @@ pub struct IoFigures {
 }
 
 impl LsmFigures {
-    /// The writers' waits by cause: how often and how long, from the `lsmlab.stall.*` tickers.
+    /// The writers' waits by cause: how often and how long, from the stall tickers.
     fn stalls_line(&self) -> String {
-        let t = |name: &str| self.tickers.get(name).copied().unwrap_or(0);
-        let total = t("rocksdb.stall.micros");
-        let mut s = format!(
-            "lsmlab stalls               : {:.3} s, {:.1}% of wall (",
-            total as f64 / 1e6,
-            100.0 * total as f64 / 1e6 / self.process.wall_s.max(1e-9)
-        );
-        for (i, (label, what)) in [
-            ("L0 slowdown", "l0.slowdown"),
-            ("L0 stop", "l0.stop"),
-            ("memtable stop", "memtable.stop"),
-            ("pending slowdown", "pending.slowdown"),
-            ("pending stop", "pending.stop"),
-        ]
-        .iter()
-        .enumerate()
-        {
-            let count = t(&format!("lsmlab.stall.{what}.count"));
-            let micros = t(&format!("lsmlab.stall.{what}.micros"));
-            let sep = if i == 0 { "" } else { ", " };
-            let _ = write!(s, "{sep}{label} {count} x {:.3} s", micros as f64 / 1e6);
-        }
-        s.push(')');
-        s
+        let t = |ticker: Ticker| self.tickers.get(ticker.name()).copied().unwrap_or(0);
+        let secs = |micros: u64| micros as f64 / 1e6;
+        let total = t(Ticker::StallMicros);
+        let causes: Vec<String> = StallCause::ALL
+            .iter()
+            .map(|c| {
+                let (count, micros) = (t(c.count_ticker()), t(c.micros_ticker()));
+                format!("{} {count} x {:.3} s", c.label(), secs(micros))
+            })
+            .collect();
+        format!(
+            "lsmlab stalls               : {:.3} s, {:.1}% of wall ({})",
+            secs(total),
+            100.0 * secs(total) / self.process.wall_s.max(1e-9),
+            causes.join(", ")
+        )
     }
 
     /// The figures between `before` and `after`.

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::filename::wal_path;
 use crate::memtable::MemTable;
 use crate::options::WriteOptions;
-use crate::stats::{HistogramKind, Ticker};
+use crate::stats::{HistogramKind, StallCause, Ticker};
 use crate::wal::LogWriter;
 use crate::WriteBatch;
 use parking_lot::MutexGuard;
@@ -177,9 +177,9 @@ fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
     let l0 = inner.l0_files.load(Ordering::Relaxed);
     let pending = inner.pending_compaction_bytes.load(Ordering::Relaxed);
     let (pressure, cause) = if l0 >= slowdown {
-        (l0 as u64, Ticker::StallL0Slowdowns)
+        (l0 as u64, StallCause::L0Slowdown)
     } else if pending >= opts.soft_pending_compaction_bytes_limit {
-        (pending, Ticker::StallPendingSlowdowns)
+        (pending, StallCause::PendingSlowdown)
     } else {
         wal.pacer.release();
         return;
@@ -191,17 +191,10 @@ fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
     }
 }
 
-/// Counts one wait of a writer, of `micros`, for `cause` (a `Stall…` ticker).
-fn record_stall(inner: &DbInner, cause: Ticker, micros: u64) {
-    inner.stats.add(cause, 1);
-    let cause_micros = match cause {
-        Ticker::StallL0Slowdowns => Ticker::StallL0SlowdownMicros,
-        Ticker::StallL0Stops => Ticker::StallL0StopMicros,
-        Ticker::StallMemtableStops => Ticker::StallMemtableStopMicros,
-        Ticker::StallPendingSlowdowns => Ticker::StallPendingSlowdownMicros,
-        _ => Ticker::StallPendingStopMicros,
-    };
-    inner.stats.add(cause_micros, micros);
+/// Counts one wait of a writer, of `micros`, for `cause`.
+fn record_stall(inner: &DbInner, cause: StallCause, micros: u64) {
+    inner.stats.add(cause.count_ticker(), 1);
+    inner.stats.add(cause.micros_ticker(), micros);
     inner.stats.add(Ticker::StallMicros, micros);
     inner.stats.record(HistogramKind::WriteStall, micros);
 }
@@ -239,11 +232,11 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
             || (!force && pending >= opts.hard_pending_compaction_bytes_limit)
         {
             let cause = if st.imms.len() + 1 >= opts.max_write_buffer_number {
-                Ticker::StallMemtableStops
+                StallCause::MemtableStop
             } else if l0 >= opts.level0_stop_writes_trigger {
-                Ticker::StallL0Stops
+                StallCause::L0Stop
             } else {
-                Ticker::StallPendingStops
+                StallCause::PendingStop
             };
             let t = Instant::now();
             inner.bg_cv.wait_for(&mut st, Duration::from_millis(100));

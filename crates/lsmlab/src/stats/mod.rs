@@ -168,6 +168,66 @@ named_enum!(
     }
 );
 
+/// Why a writer waited: each cause counts its waits and their microseconds in a ticker of its
+/// own (and every wait in `rocksdb.stall.micros`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StallCause {
+    /// Level 0 reached `level0_slowdown_writes_trigger` files: the write was delayed.
+    L0Slowdown,
+    /// Level 0 reached `level0_stop_writes_trigger` files: the write stopped.
+    L0Stop,
+    /// `max_write_buffer_number` memtables were full: the write stopped for a flush.
+    MemtableStop,
+    /// Pending compaction bytes passed the soft limit: the write was delayed.
+    PendingSlowdown,
+    /// Pending compaction bytes passed the hard limit: the write stopped.
+    PendingStop,
+}
+
+impl StallCause {
+    /// Every cause, in the order the lsmlab block prints them.
+    pub const ALL: [StallCause; 5] = [
+        StallCause::L0Slowdown,
+        StallCause::L0Stop,
+        StallCause::MemtableStop,
+        StallCause::PendingSlowdown,
+        StallCause::PendingStop,
+    ];
+
+    /// A short name for people: `L0 slowdown`, `memtable stop`, ….
+    pub fn label(self) -> &'static str {
+        match self {
+            StallCause::L0Slowdown => "L0 slowdown",
+            StallCause::L0Stop => "L0 stop",
+            StallCause::MemtableStop => "memtable stop",
+            StallCause::PendingSlowdown => "pending slowdown",
+            StallCause::PendingStop => "pending stop",
+        }
+    }
+
+    /// The ticker counting this cause's waits.
+    pub fn count_ticker(self) -> Ticker {
+        match self {
+            StallCause::L0Slowdown => Ticker::StallL0Slowdowns,
+            StallCause::L0Stop => Ticker::StallL0Stops,
+            StallCause::MemtableStop => Ticker::StallMemtableStops,
+            StallCause::PendingSlowdown => Ticker::StallPendingSlowdowns,
+            StallCause::PendingStop => Ticker::StallPendingStops,
+        }
+    }
+
+    /// The ticker adding up this cause's microseconds.
+    pub fn micros_ticker(self) -> Ticker {
+        match self {
+            StallCause::L0Slowdown => Ticker::StallL0SlowdownMicros,
+            StallCause::L0Stop => Ticker::StallL0StopMicros,
+            StallCause::MemtableStop => Ticker::StallMemtableStopMicros,
+            StallCause::PendingSlowdown => Ticker::StallPendingSlowdownMicros,
+            StallCause::PendingStop => Ticker::StallPendingStopMicros,
+        }
+    }
+}
+
 named_enum!(
     /// Distributions.
     HistogramKind {
