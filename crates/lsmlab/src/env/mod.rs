@@ -225,9 +225,9 @@ impl IoStats {
 
 /// Bytes after which a flush's table starts its writeback when `bytes_per_sync` is 0: writers
 /// wait for the flush when the memtables are full, and its sync at the end would otherwise wait
-/// for the whole table to reach the device (seed 000's shape, 16 KB values, 2 threads: the
-/// fill's memtable stops fell from 0.7–0.8 s to 0.3 s and the fill rose 13.1k/13.9k →
-/// 16.3k/15.5k ops/s with 1 MiB hints).
+/// for the whole table to reach the device (seed 000's shape, 16 KB values, 2 threads, 2
+/// alternated runs: the fill's memtable stops fell from 0.9 s to 0.5 s and the fill rose from
+/// 14.8k/13.8k to 15.2k/15.8k ops/s).
 const FLUSH_WRITEBACK_BYTES: u64 = 1 << 20;
 
 /// A file system plus the I/O accounting of one database.

@@ -202,8 +202,8 @@ impl TableBuilder {
 
     /// Writes filter, properties, index and footer and starts the file's writeback without
     /// waiting for it; returns the file, which the caller must sync before the table is named
-    /// in the MANIFEST. A compaction writing many tables syncs them at its end, so that the
-    /// device writes one table while the compaction fills the next.
+    /// in the MANIFEST. A compaction hands it to a thread that syncs it while the job fills
+    /// the next table (`compaction/output_syncs.rs`).
     pub fn finish_unsynced(mut self) -> Result<(TableSummary, CountedWritable)> {
         if let Some(e) = self.failed.take() {
             return Err(e);
