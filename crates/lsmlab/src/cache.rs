@@ -2,7 +2,7 @@
 //!
 //! Built on `quick_cache` (S3-FIFO eviction, sharded locks). Entries are keyed by
 //! (table file number, block offset) — both stable for the life of a table, since tables are
-//! immutable and file numbers are never reused — and weigh the bytes of the decoded block.
+//! immutable and file numbers are never reused — and weigh the memory of the decoded block.
 
 use crate::sst::block::Block;
 use quick_cache::sync::Cache;
@@ -18,7 +18,7 @@ struct BlockWeighter;
 impl Weighter<(u64, u64), Arc<Block>> for BlockWeighter {
     fn weight(&self, _key: &(u64, u64), block: &Arc<Block>) -> u64 {
         // Never 0: quick_cache never evicts zero-weight items.
-        block.size().max(1) as u64
+        block.memory().max(1) as u64
     }
 }
 
@@ -83,7 +83,7 @@ mod tests {
         assert!(Arc::ptr_eq(&c.get(3, 4096).unwrap(), &b));
         assert!(c.get(3, 0).is_none());
         assert!(c.get(4, 4096).is_none());
-        assert_eq!(c.usage(), b.size());
+        assert_eq!(c.usage(), b.memory());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! fails writes or syncs on demand. On top of any of them, [`Env`] counts bytes and 8 KiB pages
 //! per [`IoCategory`], the raw material of write/read amplification and device time.
 
+pub(crate) mod block_buffers;
 mod fault;
 mod mapped;
 mod mem;

@@ -143,7 +143,7 @@ impl RandomAccessFile for PosixRandom {
         {
             return Err(past_end(&self.path, offset, len));
         }
-        let mut buf = Vec::<u8>::with_capacity(len);
+        let mut buf = super::block_buffers::take(len);
         let mut done = 0;
         while done < len {
             // SAFETY: `pread` writes at most `len - done` bytes through the raw pointer into the

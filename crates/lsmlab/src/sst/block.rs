@@ -135,6 +135,16 @@ pub struct Block {
     num_restarts: usize,
 }
 
+/// A block read from a file hands its buffer to the next read of the thread that drops it
+/// (`env::block_buffers`): the thread that evicts it from a cache, or the last reader.
+impl Drop for Block {
+    fn drop(&mut self) {
+        if let BlockBytes::Owned(v) = &mut self.data {
+            crate::env::block_buffers::give(std::mem::take(v));
+        }
+    }
+}
+
 impl std::fmt::Debug for Block {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Block")
@@ -211,9 +221,18 @@ impl Block {
         &self.data
     }
 
-    /// Bytes of the decoded block (the block cache's weight).
+    /// Bytes of the decoded block.
     pub fn size(&self) -> usize {
         self.data.len()
+    }
+
+    /// Bytes of memory the block holds (the block cache's weight): its buffer's capacity,
+    /// which is rounded up for reuse (`env::block_buffers`), or its length when mapped.
+    pub fn memory(&self) -> usize {
+        match &self.data {
+            BlockBytes::Owned(v) => v.capacity(),
+            BlockBytes::Mapped(m) => m.len(),
+        }
     }
 
     /// Number of restart points.

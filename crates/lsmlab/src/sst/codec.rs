@@ -106,7 +106,10 @@ pub fn decompress(kind: u8, block: &[u8]) -> Result<Vec<u8>, String> {
         return Err("compressed block claims more than 1 GiB".to_string());
     }
     let payload = &block[n..];
-    let mut out = vec![0u8; raw_len];
+    // A kept buffer of this thread when one fits (see `env::block_buffers`): the decoded block
+    // is what a block cache holds.
+    let mut out = crate::env::block_buffers::take(raw_len);
+    out.resize(raw_len, 0);
     let produced = match kind {
         LZ4_COMPRESSION => lz4_flex::block::decompress_into(payload, &mut out).ok(),
         ZSTD_COMPRESSION => ZSTD.with(|z| {

@@ -107,7 +107,10 @@ fn decode_block_contents(path: &Path, h: BlockHandle, mut buf: Vec<u8>) -> Resul
         buf.truncate(size);
         return Ok(buf);
     }
-    codec::decompress(kind, &buf[..size]).map_err(|m| bad(&m))
+    let out = codec::decompress(kind, &buf[..size]).map_err(|m| bad(&m));
+    // The compressed bytes are done with: the next read of this thread reuses their buffer.
+    crate::env::block_buffers::give(buf);
+    out
 }
 
 /// What a format-2 index entry says of its block besides where it is: the entry count and the
