@@ -17,6 +17,10 @@ const MAX_KEPT: usize = 16;
 /// stops reading holds until it ends.
 const MAX_KEPT_BYTES: usize = 256 << 10;
 
+/// Largest buffer kept, 64 KiB: a quarter of a thread's share, so that one huge block (a
+/// large value's) does not take all of it.
+const MAX_BUFFER: usize = MAX_KEPT_BYTES / 4;
+
 /// Buffers are allocated in steps of 256 bytes, so that blocks of about the same size share
 /// a class: the data blocks of a table differ by an entry or two. A kept buffer is handed out
 /// for a block at most one step shorter than it.
@@ -27,7 +31,7 @@ thread_local! {
 }
 
 /// Capacity of the buffer [`take`] allocates for `len` bytes.
-pub(crate) fn allocation(len: usize) -> usize {
+fn allocation(len: usize) -> usize {
     len.div_ceil(STEP) * STEP
 }
 
@@ -56,7 +60,7 @@ pub(crate) fn take(len: usize) -> Vec<u8> {
 
 /// Keeps `buf` for this thread's next reads if there is room; frees it otherwise.
 pub(crate) fn give(buf: Vec<u8>) {
-    if buf.capacity() < STEP || buf.capacity() > MAX_KEPT_BYTES / 4 {
+    if buf.capacity() < STEP || buf.capacity() > MAX_BUFFER {
         return;
     }
     let _ = KEPT.try_with(|k| {
@@ -122,7 +126,7 @@ mod tests {
         // Too small or too large to be worth keeping.
         KEPT.with(|k| k.borrow_mut().clear());
         give(Vec::with_capacity(100));
-        give(Vec::with_capacity(MAX_KEPT_BYTES / 4 + 1));
+        give(Vec::with_capacity(MAX_BUFFER + 1));
         assert_eq!(kept(), (0, 0));
     }
 
