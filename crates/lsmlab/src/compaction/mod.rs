@@ -64,6 +64,12 @@ impl CompactionKind {
             CompactionKind::Manual => "manual",
         }
     }
+
+    /// A job the layout policy asked for on its own (FSLSM's float-up), not one that writes
+    /// made due.
+    pub fn is_policy(self) -> bool {
+        matches!(self, CompactionKind::Policy(_))
+    }
 }
 
 /// The input tables of one level.
@@ -220,6 +226,18 @@ pub fn layout_report(policy: &dyn LayoutPolicy, version: &Version, opts: &Option
     }
 }
 
+/// Whether a pick may offer the jobs a policy asks for on its own, as FSLSM's float-ups: work
+/// that no write made due and that reads keep asking for. A caller that must end (the inline
+/// work of a user call past its budget, a wait for an idle database) withholds them, since
+/// another thread's reads can ask for more of them for as long as they read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requested {
+    /// Offer them, in the policy's own order among the compactions.
+    Allowed,
+    /// Offer only the compactions that writes made due.
+    Withheld,
+}
+
 /// Decides the shape of the tree. Every hook has a do-nothing default, so a static policy
 /// implements only the limits and the picker.
 pub trait LayoutPolicy: Send + Sync {
@@ -258,7 +276,14 @@ pub trait LayoutPolicy: Send + Sync {
         Level0Triggers::from_options(opts)
     }
     /// The most urgent compaction, if any. Tables marked `being_compacted` must not be picked.
-    fn pick_compaction(&self, version: &Version, opts: &Options) -> Option<CompactionSpec>;
+    /// With [`Requested::Withheld`], jobs the policy asked for on its own (FSLSM's float-ups)
+    /// are not offered: only the work that writes made due.
+    fn pick_compaction(
+        &self,
+        version: &Version,
+        opts: &Options,
+        requested: Requested,
+    ) -> Option<CompactionSpec>;
     /// The compaction score of each level (≥ 1 means over its limit), for `rocksdb.stats`.
     fn level_scores(&self, version: &Version, opts: &Options) -> Vec<f64>;
     /// Called for every read operation (a get, answered by a memtable or not, or a new

@@ -22,7 +22,7 @@
 //! - `reason` expects `=> <words>`: why the last `pick` picked what it did;
 //! - `limits` expects `=> L0 <trigger>/<slowdown>/<stop> L1 <bytes> L2 <bytes> L3 <bytes>`.
 
-use super::{policy_for, CompactionSpec, LayoutPolicy};
+use super::{policy_for, CompactionSpec, LayoutPolicy, Requested};
 use crate::key::{make_internal_key, ValueKind};
 use crate::options::{parse_increments, CompactionVictims, FloatTarget, Options, StopStyle};
 use crate::version::{FileReaper, HitLocation, NewFile, Version, VersionEdit};
@@ -306,7 +306,7 @@ fn run(text: &str) -> usize {
                     "pick" => {
                         let v = c.version();
                         let opts = c.opts.clone();
-                        let spec = c.policy().pick_compaction(&v, &opts);
+                        let spec = c.policy().pick_compaction(&v, &opts, Requested::Allowed);
                         c.reason = spec.as_ref().map_or("none", |s| s.reason);
                         describe(spec)
                     }

@@ -3,11 +3,12 @@
 //! Concurrent compactions never share a table: the picker skips tables marked
 //! `being_compacted`, which are marked under the state lock before it is released.
 
+use super::inline_work::InlineBudget;
 use super::{DbInner, LevelStats, State};
 use crate::blob::BlobFileBuilder;
 use crate::compaction::{
     pick_blob_gc, run_compaction, CompactionKind, CompactionOutcome, CompactionParams,
-    CompactionSpec, Shadowing,
+    CompactionSpec, Requested, Shadowing,
 };
 use crate::env::{Env, IoCategory};
 use crate::error::{Error, Result};
@@ -114,28 +115,43 @@ fn flush_one(inner: &DbInner, st: &mut MutexGuard<'_, State>) {
     MutexGuard::unlocked(st, || inner.reaper.purge());
 }
 
-/// `deterministic_background`: the calling thread does, now, every flush and compaction that is
-/// due, in the order the background threads would pick them, until none is left. Called after
-/// each write, after a get that asked for work, and where the engine would wait for the
-/// background threads. Another thread already doing this work is left to finish it.
+/// `deterministic_background`: the calling thread does, now, the flushes and compactions that
+/// are due, in the order the background threads would pick them, within the budget of one call
+/// (`inline_work`): the memtables full when it began, the compactions writes made due, and a
+/// bounded number of float-ups. Called after each write, after a get that asked for work, and
+/// where the engine would wait for the background threads. Another thread already doing this
+/// work is left to finish it.
 pub(crate) fn run_inline(inner: &DbInner) -> Result<()> {
     let mut st = inner.state.lock();
+    let mut budget = InlineBudget::new(st.imms.len());
+    let r = run_inline_within(inner, &mut st, &mut budget);
+    drop(st);
+    inner.longest_inline.record(&budget);
+    r
+}
+
+fn run_inline_within(
+    inner: &DbInner,
+    st: &mut MutexGuard<'_, State>,
+    budget: &mut InlineBudget,
+) -> Result<()> {
     loop {
-        DbInner::check_bg_error(&st)?;
+        DbInner::check_bg_error(st)?;
         if st.flush_running || st.compactions_running > 0 || st.manual_running {
             return Ok(());
         }
-        if !st.imms.is_empty() {
-            flush_one(inner, &mut st);
+        if !st.imms.is_empty() && budget.take_flush() {
+            flush_one(inner, st);
             continue;
         }
         if inner.opts.disable_auto_compactions || st.manual_compaction_waiting > 0 {
             return Ok(());
         }
-        let Some(spec) = pick(inner, &st, &st.versions.current()) else {
+        let Some(spec) = pick(inner, st, &st.versions.current(), budget.requested()) else {
             return Ok(());
         };
-        run_job(inner, &mut st, spec);
+        budget.count(&spec);
+        run_job(inner, st, spec);
     }
 }
 
@@ -316,7 +332,7 @@ fn compaction_loop(inner: &DbInner) {
         {
             None
         } else {
-            pick(inner, &st, &st.versions.current())
+            pick(inner, &st, &st.versions.current(), Requested::Allowed)
         };
         let Some(spec) = spec else {
             // Tables whose last reader (an iterator, a get's version) let go after the job
@@ -335,10 +351,15 @@ fn compaction_loop(inner: &DbInner) {
 /// The compaction the layout policy asks for, else one that blob garbage collection forces —
 /// if the policy lets it start beside the running jobs (`LayoutPolicy::may_start`: a policy
 /// whose own jobs must not overlap some compactions says so there).
-fn pick(inner: &DbInner, st: &State, v: &crate::version::Version) -> Option<CompactionSpec> {
+fn pick(
+    inner: &DbInner,
+    st: &State,
+    v: &crate::version::Version,
+    requested: Requested,
+) -> Option<CompactionSpec> {
     let spec = inner
         .policy
-        .pick_compaction(v, &inner.opts)
+        .pick_compaction(v, &inner.opts, requested)
         .or_else(|| pick_blob_gc(v, &inner.opts))?;
     inner
         .policy
@@ -535,20 +556,23 @@ pub(crate) fn compact_range(
     r
 }
 
-/// Waits until there is nothing to flush or compact.
+/// Waits until there is nothing to flush or compact. Float-ups a policy asks for are not
+/// waited for: no write made them due, and another thread's reads can ask for more of them for
+/// as long as they read. Writes from other threads while it waits can keep it waiting.
 pub(crate) fn wait_idle(inner: &DbInner) -> Result<()> {
-    if inner.opts.deterministic_background {
-        run_inline(inner)?;
-    }
     let mut st = inner.state.lock();
     loop {
         DbInner::check_bg_error(&st)?;
+        if inner.opts.deterministic_background {
+            let mut budget = InlineBudget::for_wait();
+            run_inline_within(inner, &mut st, &mut budget)?;
+        }
         let busy = !st.imms.is_empty()
             || st.flush_running
             || st.compactions_running > 0
             || st.manual_running
             || (!inner.opts.disable_auto_compactions
-                && pick(inner, &st, &st.versions.current()).is_some());
+                && pick(inner, &st, &st.versions.current(), Requested::Withheld).is_some());
         if !busy {
             return Ok(());
         }

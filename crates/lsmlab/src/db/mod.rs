@@ -6,6 +6,7 @@
 
 mod background;
 mod info_log;
+mod inline_work;
 mod iter;
 mod properties;
 mod recovery;
@@ -154,6 +155,8 @@ pub(crate) struct DbInner {
     pub(crate) shutting_down: AtomicBool,
     /// Level-0 table count of the current version, read by writers without a lock.
     pub(crate) l0_files: AtomicUsize,
+    /// The longest background work a user call ran inline (`deterministic_background`).
+    pub(crate) longest_inline: inline_work::LongestInline,
     /// Estimated bytes compaction has to rewrite to bring every level under its target.
     pub(crate) pending_compaction_bytes: AtomicU64,
     /// Set with the background error, so writers check it without the state lock.

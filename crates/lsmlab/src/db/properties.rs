@@ -71,6 +71,9 @@ pub(crate) fn property_int(inner: &DbInner, name: &str) -> Option<u64> {
             .tables
             .sum(|t| (t.memory_usage() - t.filter_memory()) as u64),
         "lsmlab.last-sequence" => inner.last_seq.load(Ordering::Acquire),
+        "lsmlab.inline-work.longest-jobs" => inner.longest_inline.jobs(),
+        "lsmlab.inline-work.longest-float-ups" => inner.longest_inline.float_ups(),
+        "lsmlab.inline-work.longest-micros" => inner.longest_inline.micros(),
         "lsmlab.recovery.records" => inner.recovery.records,
         "lsmlab.recovery.dropped-records" => inner.recovery.dropped_records,
         "lsmlab.recovery.damaged-regions" => inner.recovery.damaged_regions,

@@ -152,6 +152,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         snapshots: Default::default(),
         shutting_down: AtomicBool::new(false),
         l0_files: AtomicUsize::new(l0),
+        longest_inline: Default::default(),
         pending_compaction_bytes: AtomicU64::new(0),
         bg_failed: AtomicBool::new(false),
         unlogged_writes: AtomicBool::new(false),

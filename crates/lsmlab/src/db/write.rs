@@ -225,11 +225,13 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
             return Ok(());
         }
         let stop = inner.policy.level0_triggers(opts).stop;
-        // With deterministic background work nobody else would make room: the writer switches
-        // and flushes (and compacts) itself after this write.
-        if !opts.deterministic_background && st.imms.len() + 1 >= opts.max_write_buffer_number
-            || (!force && l0 >= stop)
-            || (!force && pending >= opts.hard_pending_compaction_bytes_limit)
+        // With deterministic background work nobody else would make room, and this thread
+        // holds the WAL: the writer switches and flushes (and compacts) itself after this
+        // write, within its call's budget, instead of waiting.
+        if !opts.deterministic_background
+            && (st.imms.len() + 1 >= opts.max_write_buffer_number
+                || (!force && l0 >= stop)
+                || (!force && pending >= opts.hard_pending_compaction_bytes_limit))
         {
             let cause = if st.imms.len() + 1 >= opts.max_write_buffer_number {
                 StallCause::MemtableStop
@@ -287,19 +289,25 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
     }
 }
 
-/// Switches the memtable (if it holds anything) and waits until every memtable is flushed.
+/// Switches the memtable (if it holds anything) and waits until it and every older memtable is
+/// flushed. Memtables that other threads fill meanwhile are not waited for, so the wait ends
+/// whatever they write. With deterministic background work the caller flushes them itself,
+/// one bounded call at a time (another thread may be at that work: then it waits for it).
 pub(crate) fn flush_memtable(inner: &DbInner) -> Result<()> {
-    {
+    let target = {
         let mut wal = inner.wal.lock();
         make_room_for_write(inner, &mut wal, true)?;
-    }
-    if inner.opts.deterministic_background {
-        super::background::run_inline(inner)?;
-    }
-    let mut st = inner.state.lock();
+        // Memtables with a WAL below the active one's are the ones to flush.
+        inner.state.lock().mem_wal_number
+    };
     loop {
+        if inner.opts.deterministic_background {
+            super::background::run_inline(inner)?;
+        }
+        let mut st = inner.state.lock();
         DbInner::check_bg_error(&st)?;
-        if st.imms.is_empty() && !st.flush_running {
+        let waiting = st.imms.front().is_some_and(|m| m.wal_number < target);
+        if !waiting && !st.flush_running {
             return Ok(());
         }
         if inner.shutting_down.load(Ordering::Acquire) {

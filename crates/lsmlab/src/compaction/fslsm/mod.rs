@@ -24,7 +24,7 @@ mod undo;
 use super::frequency::Frequency;
 use super::{
     add_outputs, leveled, CompactionKind, CompactionOutcome, CompactionParams, CompactionSpec,
-    LayoutPolicy, LayoutStatus, Level0Triggers, LevelInputs, LeveledPolicy, RunningJobs,
+    LayoutPolicy, LayoutStatus, Level0Triggers, LevelInputs, LeveledPolicy, Requested, RunningJobs,
 };
 use crate::error::Result;
 use crate::options::{CompactionVictims, FloatTarget, FslsmOptions, Options};
@@ -56,17 +56,9 @@ pub struct FslsmPolicy {
     /// Level-0 tables written by float-ups (a table leaves when a job takes it out of level 0:
     /// it never returns there), float-ups undone by compaction and the key ranges cooling down.
     undo: Mutex<UndoTracker>,
-    /// Float-ups run since the last user operation.
-    floats_since_op: AtomicU64,
 }
 
 impl FslsmPolicy {
-    /// Float-ups that may run between two user operations. With deterministic background
-    /// work this bounds the work a user operation runs inline: compactions only move data
-    /// down, so between float-ups their work is finite (docs/fslsm.md, "Float-up and
-    /// compaction").
-    pub const MAX_FLOAT_UPS_PER_OPERATION: u64 = MAX_PENDING as u64;
-
     /// A policy with parameters `opts` for a tree of `num_levels` levels.
     pub fn new(opts: &FslsmOptions, num_levels: usize) -> FslsmPolicy {
         FslsmPolicy {
@@ -78,7 +70,6 @@ impl FslsmPolicy {
             requested: AtomicU64::new(0),
             skipped: AtomicU64::new(0),
             undo: Mutex::new(UndoTracker::new(opts.read_ratio_window as u64)),
-            floats_since_op: AtomicU64::new(0),
         }
     }
 
@@ -106,9 +97,6 @@ impl FslsmPolicy {
     /// The float-up of the oldest pending request that is still possible, dropping those that
     /// are not.
     fn pick_float_up(&self, v: &Version) -> Option<CompactionSpec> {
-        if self.floats_since_op.load(Ordering::Relaxed) >= Self::MAX_FLOAT_UPS_PER_OPERATION {
-            return None;
-        }
         let mut pending = self.pending.lock();
         while let Some(&(level, number)) = pending.first() {
             let table = v
@@ -196,11 +184,17 @@ impl LayoutPolicy for FslsmPolicy {
         }
     }
 
-    fn pick_compaction(&self, v: &Version, opts: &Options) -> Option<CompactionSpec> {
+    fn pick_compaction(
+        &self,
+        v: &Version,
+        opts: &Options,
+        requested: Requested,
+    ) -> Option<CompactionSpec> {
+        let float_ups = requested == Requested::Allowed;
         // A float-up writes one table; let it go first unless writers are already slowed
         // down by level 0.
         let l0_urgent = v.levels[0].len() >= self.level0_triggers(opts).slowdown;
-        if !l0_urgent {
+        if float_ups && !l0_urgent {
             if let Some(spec) = self.pick_float_up(v) {
                 return Some(spec);
             }
@@ -211,7 +205,7 @@ impl LayoutPolicy for FslsmPolicy {
         } else {
             leveled::pick(self, v, opts, leveled::IntraL0::Never, None)
         };
-        picked.or_else(|| self.pick_float_up(v))
+        picked.or_else(|| float_ups.then(|| self.pick_float_up(v)).flatten())
     }
 
     fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {
@@ -220,12 +214,10 @@ impl LayoutPolicy for FslsmPolicy {
 
     fn on_read(&self) {
         self.ratio.record(true, 1);
-        self.floats_since_op.store(0, Ordering::Relaxed);
     }
 
     fn on_writes(&self, keys: u64) {
         self.ratio.record(false, keys);
-        self.floats_since_op.store(0, Ordering::Relaxed);
     }
 
     fn on_get_hit(&self, hit: HitLocation, v: &Version) -> bool {
@@ -364,7 +356,6 @@ impl LayoutPolicy for FslsmPolicy {
         if spec.kind != FLOAT_UP {
             return false;
         }
-        self.floats_since_op.fetch_add(1, Ordering::Relaxed);
         s.add(Ticker::FloatUps, 1);
         s.add(Ticker::FloatUpReadBytes, outcome.bytes_read);
         s.add(Ticker::FloatUpWriteBytes, outcome.bytes_written);

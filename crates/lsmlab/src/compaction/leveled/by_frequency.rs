@@ -4,7 +4,7 @@
 use super::{busy, key_range, pick, scores, IntraL0, LeveledPolicy};
 use crate::compaction::dynamic_levels::LevelTargets;
 use crate::compaction::frequency::Frequency;
-use crate::compaction::{CompactionKind, CompactionSpec, LayoutPolicy, LevelInputs};
+use crate::compaction::{CompactionKind, CompactionSpec, LayoutPolicy, LevelInputs, Requested};
 use crate::options::Options;
 use crate::version::{FileMeta, HitLocation, Version};
 use parking_lot::Mutex;
@@ -41,7 +41,12 @@ impl LayoutPolicy for FrequencyLeveledPolicy {
         LeveledPolicy.level_targets(v, opts)
     }
 
-    fn pick_compaction(&self, v: &Version, opts: &Options) -> Option<CompactionSpec> {
+    fn pick_compaction(
+        &self,
+        v: &Version,
+        opts: &Options,
+        _requested: Requested,
+    ) -> Option<CompactionSpec> {
         let freq = self.freq.lock();
         pick(self, v, opts, IntraL0::Allowed, Some(&freq))
     }

@@ -21,7 +21,7 @@ pub use by_frequency::FrequencyLeveledPolicy;
 
 use super::dynamic_levels::{level_targets, LevelTargets};
 use super::frequency::Frequency;
-use super::{CompactionSpec, LayoutPolicy};
+use super::{CompactionSpec, LayoutPolicy, Requested};
 use crate::options::Options;
 use crate::version::{FileMeta, Version};
 use by_frequency::{pick_level0_by_frequency, pick_level_by_frequency};
@@ -195,7 +195,12 @@ impl LayoutPolicy for LeveledPolicy {
         scores(self, v, opts)
     }
 
-    fn pick_compaction(&self, v: &Version, opts: &Options) -> Option<CompactionSpec> {
+    fn pick_compaction(
+        &self,
+        v: &Version,
+        opts: &Options,
+        _requested: Requested,
+    ) -> Option<CompactionSpec> {
         pick(self, v, opts, IntraL0::Allowed, None)
     }
 }

@@ -10,7 +10,7 @@
 mod pick;
 mod runs;
 
-use super::{CompactionSpec, LayoutPolicy};
+use super::{CompactionSpec, LayoutPolicy, Requested};
 use crate::options::{Options, UniversalOptions};
 use crate::version::Version;
 
@@ -36,7 +36,12 @@ impl LayoutPolicy for UniversalPolicy {
         u64::MAX
     }
 
-    fn pick_compaction(&self, v: &Version, opts: &Options) -> Option<CompactionSpec> {
+    fn pick_compaction(
+        &self,
+        v: &Version,
+        opts: &Options,
+        _requested: Requested,
+    ) -> Option<CompactionSpec> {
         let limits = pick::Limits {
             opts: &self.opts,
             trigger: self.level0_triggers(opts).compaction,
