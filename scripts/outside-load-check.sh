@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The study's outside-load measure, end to end (docs/studies.md, "Outside load").
+# The study's outside-load measure, end to end (docs/run.md, "Outside load").
 #
 #   scripts/outside-load-check.sh          # CPU burners beside a short study: the warning must fire
 #   scripts/outside-load-check.sh quiet    # nothing beside it: the warning must not fire

@@ -139,7 +139,7 @@ pub struct RunArgs {
     pub check_claims: bool,
     /// After the plan's repetitions, add rounds of one repetition of the cells whose claims
     /// are still open, until every claim is decided or the budget is spent (as a plan's
-    /// `[budget]`; see docs/studies.md).
+    /// `[budget]`; see docs/statistics.md).
     #[arg(long)]
     pub until_decided: bool,
     /// The wall time the study's runs may take in all, e.g. 10m, 4h, 1h30m (implies

@@ -1,5 +1,5 @@
 //! A plan's `[budget]`: how far a sequential study (`lsmlab run --until-decided`) may go in
-//! adding repetitions to the cells its open claims read (see docs/studies.md, "Sequential
+//! adding repetitions to the cells its open claims read (see docs/statistics.md, "Sequential
 //! studies").
 //!
 //! ```toml

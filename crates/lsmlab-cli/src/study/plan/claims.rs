@@ -22,7 +22,7 @@ pub struct Claim {
     /// How the seed states its figure (e.g. "0.942 % vs 0.947 %"); default: `seed_value`.
     #[serde(default)]
     pub seed_figure: Option<String>,
-    /// The metric (a name of the metric table in docs/studies.md).
+    /// The metric (a name of the metric table in docs/metrics.md).
     pub metric: String,
     /// The metric as a ratio between two values of an axis, or two engines (`axis = "engine"`).
     #[serde(default)]

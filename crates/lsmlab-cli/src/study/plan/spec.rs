@@ -1,4 +1,4 @@
-//! A study plan: the TOML file a user writes (see docs/studies.md for every key).
+//! A study plan: the TOML file a user writes (see docs/plan.md for every key).
 //!
 //! Unknown keys are errors that name the key (`deny_unknown_fields`), because a misspelt axis or
 //! flag that is silently ignored would produce a study that measured something else.
@@ -223,7 +223,7 @@ pub struct Figure {
     /// (a column per metric) or `heatmap` (x × series, each cell its ratio to `baseline`).
     #[serde(default = "default_kind")]
     pub kind: String,
-    /// Metric names (see docs/studies.md), e.g. `readrandom.ops_per_sec`.
+    /// Metric names (see docs/metrics.md), e.g. `readrandom.ops_per_sec`.
     #[serde(default)]
     pub metrics: Vec<String>,
     /// The axis on x (default: the first axis of the matrix).

@@ -1,5 +1,5 @@
 //! The names a plan may use, known before anything runs: the benchmarks of its steps, the
-//! metrics each step can produce (docs/studies.md, "Metrics"), and the time-series columns.
+//! metrics each step can produce (docs/metrics.md, "Metrics"), and the time-series columns.
 //! A misspelt name is refused with the plan line and the nearest known name, because a figure
 //! or claim on a metric no run produces would silently show nothing.
 

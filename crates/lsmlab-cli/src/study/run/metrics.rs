@@ -1,5 +1,5 @@
 //! The figures of one run, named and computed the same way for every engine (see the metric
-//! table in docs/studies.md): from the parsed db_bench-format output, the engine's JSON where it
+//! table in docs/metrics.md): from the parsed db_bench-format output, the engine's JSON where it
 //! has more (lsmlab), the kernel's figures of each step's process (`process`), and the database directory.
 
 use super::output::{Histogram, Output};

@@ -144,7 +144,7 @@ fn a_claim_pooled_over_unlike_cells_on_the_boundary_stays_within_alpha() {
     assert!(p <= ALPHA + slack(ALPHA, studies), "false decisions {p}");
 }
 
-/// The power figure docs/studies.md states: a true 10 % effect at a CV of 20 %, up to 100
+/// The power figure docs/statistics.md states: a true 10 % effect at a CV of 20 %, up to 100
 /// repetitions.
 #[test]
 fn a_ten_percent_effect_at_twenty_percent_cv_is_mostly_decided_within_the_cap() {
