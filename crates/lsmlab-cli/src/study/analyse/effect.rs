@@ -418,3 +418,7 @@ mod tests {
 #[cfg(test)]
 #[path = "effect_simulation.rs"]
 mod simulation;
+
+#[cfg(test)]
+#[path = "effect_plans.rs"]
+mod plans;
