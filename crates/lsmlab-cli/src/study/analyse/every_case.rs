@@ -300,4 +300,33 @@ mod tests {
             a[0].note
         );
     }
+
+    #[test]
+    fn the_weakest_case_is_the_one_nearest_its_edge_not_the_noisiest() {
+        // w1: new/old = 0.96 exactly, just clear of a timing's 3 % edge at 0.971; w2: 0.5 with
+        // noise, far from it. An exact case is as clear as its distance, not infinitely.
+        let cs = cells();
+        let mut rs = Vec::new();
+        for rep in 0..6u32 {
+            let e = [1.0, 1.01, 0.99, 1.005, 0.995, 1.0][rep as usize];
+            for (c, v) in [(0, 4.8), (1, 5.0), (2, 5.0 * e), (3, 10.0)] {
+                rs.push(RunRecord::ok_for_test(
+                    c,
+                    cs[c].values.clone(),
+                    "e",
+                    rep,
+                    "t",
+                    v,
+                ));
+            }
+        }
+        let o = evaluate(&[claim("every = true")], &cs, &["e".to_string()], &rs);
+        assert_eq!(o[0].verdict, Verdict::Reproduced, "{:?}", o[0]);
+        assert!(
+            o[0].figure
+                .starts_with("all 2 cases; weakest workload=w1: "),
+            "{}",
+            o[0].figure
+        );
+    }
 }

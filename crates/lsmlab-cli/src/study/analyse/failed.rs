@@ -80,4 +80,34 @@ mod tests {
         assert_eq!(o[0].verdict.text(), "runs failed");
         assert_eq!(failures(&[c], &o).len(), 1);
     }
+
+    #[test]
+    fn a_ratio_of_zeros_says_0_over_0() {
+        let cells: Vec<Cell> = (0..2)
+            .map(|i| Cell {
+                index: i,
+                values: vec![("x".into(), i.to_string())],
+            })
+            .collect();
+        let mut rs = Vec::new();
+        for rep in 0..3 {
+            for c in &cells {
+                rs.push(RunRecord::ok_for_test(
+                    c.index,
+                    c.values.clone(),
+                    "e",
+                    rep,
+                    "cpu_s",
+                    0.0,
+                ));
+            }
+        }
+        let c: Claim = toml::from_str(
+            "quote = \"q\"\nmetric = \"cpu_s\"\nrelation = \"smaller\"\nratio = { axis = \"x\", a = 1, b = 0 }\n",
+        )
+        .unwrap();
+        let o = evaluate(&[c], &cells, &["e".to_string()], &rs);
+        assert_eq!(o[0].verdict, Verdict::NoData);
+        assert_eq!(o[0].figure, "0/0: cpu_s is 0 on both sides in all 3 pairs");
+    }
 }
