@@ -74,3 +74,36 @@ fn every_plan_parses_and_its_claims_are_sizes_bounds_or_directions_as_the_seed_s
     let q = rule(&plan("quick.toml"), 3);
     assert_eq!((q.rel, q.tol), (Relation::About, 0.03));
 }
+
+#[test]
+fn a_plans_size_band_and_smallest_effect_reach_its_claims_and_bad_values_are_refused() {
+    let base = "title = \"t\"\n[[steps]]\nbench = \"fillseq\"\n";
+    let claims = "[[claim]]\nquote = \"q\"\nmetric = \"fillseq.ops_per_sec\"\nrelation = \"greater\"\nthan = 1\n\n[[claim]]\nquote = \"q\"\nmetric = \"fillseq.ops_per_sec\"\nrelation = \"greater\"\nthan = 1\nsmallest_effect = 0.1\nsize_band = 3\n";
+    let p = Plan::parse(&format!(
+        "size_band = 2\nsmallest_effect = 0.05\n{base}{claims}"
+    ))
+    .unwrap();
+    assert_eq!(
+        (p.claim[0].size_band(), p.claim[0].smallest_effect()),
+        (2.0, 0.05)
+    );
+    assert_eq!(
+        (p.claim[1].size_band(), p.claim[1].smallest_effect()),
+        (3.0, 0.1)
+    );
+    let p = Plan::parse(&format!("{base}{claims}")).unwrap();
+    assert_eq!(
+        (p.claim[0].size_band(), p.claim[0].smallest_effect()),
+        (1.5, 0.03)
+    );
+    for (top, expect) in [
+        (
+            "smallest_effect = 2\n",
+            "smallest_effect: 2; allowed 0 to 1",
+        ),
+        ("size_band = 0.5\n", "size_band: 0.5; allowed 1 to 100"),
+    ] {
+        let e = Plan::parse(&format!("{top}{base}")).unwrap_err();
+        assert!(e.0.contains(expect) && !e.0.contains('\n'), "{e}");
+    }
+}

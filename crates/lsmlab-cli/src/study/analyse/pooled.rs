@@ -6,7 +6,7 @@ use super::effect::{size_words, Rule};
 use super::outcome::{Outcome, Verdict};
 use crate::study::analyse::anytime::{grouped_describe, grouped_paired_ratio};
 use crate::study::analyse::statistics::Ratio;
-use crate::study::plan::claims::{Claim, RatioOf, Relation, DEFAULT_TOLERANCE};
+use crate::study::plan::claims::{Claim, RatioOf, Relation};
 use crate::study::plan::matrix::Cell;
 use crate::study::text::{significant, value_text};
 use std::collections::BTreeMap;
@@ -25,7 +25,9 @@ fn partner<'c>(cells: &'c [Cell], c: &Cell, axis: &str, value: &str) -> Option<&
 }
 
 /// The verdict of an interval for a direction-only claim whose `tol` is its smallest effect
-/// (greater, smaller) or its band (about); see `effect::Rule` for the full rule.
+/// (greater, smaller) or its band (about); see `effect::Rule` for the full rule. The tests'
+/// and simulations' shorthand.
+#[cfg(test)]
 pub(crate) fn verdict_of(
     rel: Relation,
     lo: f64,
@@ -35,7 +37,7 @@ pub(crate) fn verdict_of(
     ratio: bool,
 ) -> Verdict {
     let mut rule = Rule::direction(rel, t, tol.unwrap_or(0.0), ratio);
-    rule.tol = tol.unwrap_or(DEFAULT_TOLERANCE);
+    rule.tol = tol.unwrap_or(crate::study::plan::claims::DEFAULT_TOLERANCE);
     rule.verdict(lo, hi)
 }
 
