@@ -140,7 +140,7 @@ pub fn rounds(ctx: &Context, x: &Expanded, budget: Budget, per_run: f64) -> CliR
 fn round_header(n: usize, p: &RoundPlan, b: &Budget) -> String {
     let eta = match p.eta_s {
         Some(s) => format!("ETA ≈ {} (projected)", duration(s)),
-        None => "ETA unknown until the open claims have 3 runs a side".into(),
+        None => "ETA unknown until the open claims have 10 pairs (a projection from fewer is not trusted)".into(),
     };
     let cap = format!("at most {} repetitions", b.max_repetitions);
     format!(

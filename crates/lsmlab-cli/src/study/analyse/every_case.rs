@@ -17,9 +17,10 @@
 //! is decided only when all K are, so a case that reads "reproduced" at 95 % by chance cannot
 //! carry the claim alone; a case against it can, at the 5 % of that one interval.
 
+use super::effect::Rule;
 use super::outcome::{Outcome, Verdict};
 use super::pooled::{pooled, Scope};
-use crate::study::plan::claims::{Claim, Relation, DEFAULT_TOLERANCE};
+use crate::study::plan::claims::Claim;
 use crate::study::plan::matrix::Cell;
 
 /// The claim's cases among its cells `chosen`, named (`workload=w13`, or the cell's axes
@@ -69,7 +70,7 @@ pub(super) fn decide(scope: &Scope) -> Vec<Outcome> {
         .collect();
     pooled(scope)
         .into_iter()
-        .map(|all| combine(scope.claim, scope.t, all, &per_case))
+        .map(|all| combine(scope.claim, all, &per_case))
         .collect()
 }
 
@@ -80,31 +81,31 @@ struct Case {
     outcomes: Vec<Outcome>,
 }
 
-/// How clear of its decision boundary an outcome's estimate lies, in half-widths of its CI:
-/// small is weak (or open), and an outcome without a CI is the least clear.
-fn clearance(claim: &Claim, t: f64, o: &Outcome) -> f64 {
+/// How clear of its nearest decision edge (`effect::Rule::edges`: the smallest effect around
+/// the threshold, a bound, a band, the seed's size band) an outcome's CI lies, on the claim's
+/// scale (logs for a ratio): the distance from the edge to the CI's near end, negative when the
+/// CI holds the edge. Small is weak, or open; an exact case is as clear as its distance, not
+/// infinitely so; an outcome without a CI is the least clear.
+fn clearance(claim: &Claim, o: &Outcome) -> f64 {
     let f = |x: f64| if claim.ratio.is_some() { x.ln() } else { x };
-    let hw = (f(o.ci_hi) - f(o.ci_lo)) / 2.0;
-    if !hw.is_finite() {
+    let (lo, hi) = (f(o.ci_lo), f(o.ci_hi));
+    if !(lo.is_finite() && hi.is_finite()) {
         return f64::NEG_INFINITY;
     }
-    let off = (f(o.estimate) - f(t)).abs();
-    let room = match claim.relation() {
-        Relation::About | Relation::Crossover => {
-            let tol = claim.tolerance.unwrap_or(DEFAULT_TOLERANCE);
-            (f(t * (1.0 + tol)) - f(t)).abs() - off
-        }
-        Relation::Greater | Relation::Smaller => off,
-    };
-    if hw == 0.0 {
-        if room > 0.0 {
-            f64::INFINITY
-        } else {
-            0.0
-        }
-    } else {
-        room / hw
-    }
+    Rule::of(claim)
+        .edges(o.estimate)
+        .iter()
+        .map(|e| {
+            let e = f(*e);
+            if e < lo {
+                lo - e
+            } else if e > hi {
+                e - hi
+            } else {
+                -(e - lo).min(hi - e)
+            }
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// Up to three names, then how many more.
@@ -118,7 +119,7 @@ fn names(list: &[&(&str, &Outcome)]) -> String {
     }
 }
 
-fn combine(claim: &Claim, t: f64, all: Outcome, per_case: &[Case]) -> Outcome {
+fn combine(claim: &Claim, all: Outcome, per_case: &[Case]) -> Outcome {
     let mine: Vec<(&str, &Outcome)> = per_case
         .iter()
         .filter_map(|c| {
@@ -134,14 +135,22 @@ fn combine(claim: &Claim, t: f64, all: Outcome, per_case: &[Case]) -> Outcome {
     }
     let against: Vec<&(&str, &Outcome)> = mine
         .iter()
-        .filter(|(_, o)| matches!(o.verdict, Verdict::NotReproduced | Verdict::Reversed))
+        .filter(|(_, o)| {
+            matches!(
+                o.verdict,
+                Verdict::NotReproduced | Verdict::Reversed | Verdict::NoEffect
+            )
+        })
         .collect();
-    let mut open: Vec<&(&str, &Outcome)> = mine
+    let mut open: Vec<&(&str, &Outcome)> =
+        mine.iter().filter(|(_, o)| !o.verdict.decided()).collect();
+    // Decided, the direction right everywhere, but a case off the seed's size.
+    let off_size: Vec<&(&str, &Outcome)> = mine
         .iter()
-        .filter(|(_, o)| !matches!(o.verdict, Verdict::Reproduced))
+        .filter(|(_, o)| matches!(o.verdict, Verdict::Smaller | Verdict::Larger))
         .collect();
     let by_clearance = |a: &&(&str, &Outcome), b: &&(&str, &Outcome)| {
-        clearance(claim, t, a.1).total_cmp(&clearance(claim, t, b.1))
+        clearance(claim, a.1).total_cmp(&clearance(claim, b.1))
     };
     let pooled_text = format!("pooled {}", all.figure);
     let (verdict, (_, case), figure) = if let Some(first) = against.first() {
@@ -161,6 +170,15 @@ fn combine(claim: &Claim, t: f64, all: Outcome, per_case: &[Case]) -> Outcome {
             first.1.verdict.text()
         );
         (Verdict::NotReproduced, **first, figure)
+    } else if let (true, Some(first)) = (open.is_empty(), off_size.first()) {
+        let figure = format!(
+            "all {k} cases the seed's direction; off its size in {}: {}: {} {}; {pooled_text}",
+            off_size.len(),
+            first.0,
+            first.1.figure,
+            first.1.verdict.text()
+        );
+        (first.1.verdict, **first, figure)
     } else if open.is_empty() {
         let weakest = *mine.iter().min_by(by_clearance).unwrap_or(&mine[0]);
         let figure = format!(
@@ -280,6 +298,35 @@ mod tests {
             "{} vs {}",
             o[0].note,
             a[0].note
+        );
+    }
+
+    #[test]
+    fn the_weakest_case_is_the_one_nearest_its_edge_not_the_noisiest() {
+        // w1: new/old = 0.96 exactly, just clear of a timing's 3 % edge at 0.971; w2: 0.5 with
+        // noise, far from it. An exact case is as clear as its distance, not infinitely.
+        let cs = cells();
+        let mut rs = Vec::new();
+        for rep in 0..6u32 {
+            let e = [1.0, 1.01, 0.99, 1.005, 0.995, 1.0][rep as usize];
+            for (c, v) in [(0, 4.8), (1, 5.0), (2, 5.0 * e), (3, 10.0)] {
+                rs.push(RunRecord::ok_for_test(
+                    c,
+                    cs[c].values.clone(),
+                    "e",
+                    rep,
+                    "t",
+                    v,
+                ));
+            }
+        }
+        let o = evaluate(&[claim("every = true")], &cs, &["e".to_string()], &rs);
+        assert_eq!(o[0].verdict, Verdict::Reproduced, "{:?}", o[0]);
+        assert!(
+            o[0].figure
+                .starts_with("all 2 cases; weakest workload=w1: "),
+            "{}",
+            o[0].figure
         );
     }
 }

@@ -10,9 +10,10 @@
 //! estimate needs more.
 
 use super::anytime::half_width;
+use super::effect::Rule;
 use super::every_case;
 use super::verdicts::{matches, Outcome, Verdict};
-use crate::study::plan::claims::{Claim, Relation, DEFAULT_TOLERANCE};
+use crate::study::plan::claims::Claim;
 use crate::study::plan::matrix::Cell;
 use crate::study::run::results::RunRecord;
 use crate::study::text::{significant, value_text};
@@ -69,22 +70,31 @@ fn scale(claim: &Claim, x: f64) -> f64 {
     }
 }
 
-fn boundaries(claim: &Claim) -> Vec<f64> {
-    let t = claim.threshold();
-    match claim.relation() {
-        Relation::Greater | Relation::Smaller | Relation::Crossover => vec![t],
-        Relation::About => {
-            let tol = claim.tolerance.unwrap_or(DEFAULT_TOLERANCE);
-            vec![t / (1.0 + tol), t * (1.0 + tol)]
-        }
-    }
+/// Pairs (or runs) before a projection is trusted enough to stop a study as out of reach: from
+/// 10 values the chi-square 90 % range of the variance is 0.53 to 2.7 times the sample's (a
+/// factor of 5 in repetitions), where from 3 it is 0.33 to 19.5 (a factor of 58).
+pub const TRUSTED_N: usize = 10;
+
+/// The chi-square 90 % range of a variance estimated with `df` degrees of freedom, as factors of
+/// the sample variance: (low, high).
+pub fn variance_range(df: usize) -> Option<(f64, f64)> {
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
+    let chi = ChiSquared::new(df as f64).ok()?;
+    let d = df as f64;
+    Some((d / chi.inverse_cdf(0.95), d / chi.inverse_cdf(0.05)))
 }
 
 /// "direction open; the seed's 4.8 % excluded" when the CI holds neither the seed's figure nor
 /// a decision.
 fn seed_excluded(claim: &Claim, o: &Outcome) -> Option<String> {
     let s = claim.seed_value?;
-    if !(o.ci_lo.is_finite() && o.ci_hi.is_finite()) || (o.ci_lo <= s && s <= o.ci_hi) {
+    // A size claim's seed is its band; otherwise its point.
+    let (a, b) = if claim.judges_size() {
+        (s / claim.size_band(), s * claim.size_band())
+    } else {
+        (s, s)
+    };
+    if !(o.ci_lo.is_finite() && o.ci_hi.is_finite()) || (o.ci_lo <= b && a <= o.ci_hi) {
         return None;
     }
     let size = if claim.ratio.is_some() {
@@ -151,44 +161,72 @@ fn duration_text(seconds: f64) -> String {
 }
 
 /// The cost of deciding one open outcome, as a sentence; with the number of further
-/// repetitions when within reach.
+/// repetitions when within reach at the spread measured, and at the low end of the spread's
+/// chi-square 90 % range (what a stop for "out of reach" reads).
 fn cost(
     claim: &Claim,
     o: &Outcome,
     cells: &[Cell],
     records: &[RunRecord],
-) -> (String, Option<usize>) {
+) -> (String, Option<usize>, Option<usize>) {
     let (read, per_round, wall) = cells_and_time(claim, o, cells, records);
     let h = (scale(claim, o.ci_hi) - scale(claim, o.ci_lo)) / 2.0;
     let Some(ss) = spread_behind(o.n, h) else {
         return (
             "needs more runs: too few to measure the spread".into(),
             None,
+            None,
         );
     };
     let est = scale(claim, o.estimate);
-    let gap = boundaries(claim)
+    // The edges a verdict needs cleared: the smallest effect around the threshold (never the
+    // threshold itself, which would price calling a difference inside it a direction).
+    let gap = Rule::of(claim)
+        .edges(o.estimate)
         .iter()
         .map(|b| (scale(claim, *b) - est).abs())
         .fold(f64::INFINITY, f64::min);
-    match more_needed(o.n, ss, gap, per_round) {
-        Some(r) => {
-            let engines = if claim.ratio.as_ref().is_some_and(|r| r.axis == "engine") {
-                2.0
-            } else {
-                1.0
-            };
+    let engines = if claim.ratio.as_ref().is_some_and(|r| r.axis == "engine") {
+        2.0
+    } else {
+        1.0
+    };
+    let at = |factor: f64| more_needed(o.n, ss * factor, gap, per_round);
+    let (lo_f, hi_f) = variance_range(o.n.saturating_sub(1).max(1)).unwrap_or((1.0, 1.0));
+    let (point, fewest, most) = (at(1.0), at(lo_f), at(hi_f));
+    let range = match (fewest, most) {
+        (Some(a), Some(b)) if a != b => format!(" ({a} to {b} over the spread's 90 % range)"),
+        (Some(a), None) => format!(" ({a} to over {REACH} over the spread's 90 % range)"),
+        _ => String::new(),
+    };
+    let young = if o.n < TRUSTED_N {
+        format!(
+            "; a projection from {} values, trusted from {TRUSTED_N}",
+            o.n
+        )
+    } else {
+        String::new()
+    };
+    match (point, fewest) {
+        (Some(r), _) => {
             let t = r as f64 * read as f64 * engines * wall;
             (
                 format!(
-                    "needs ≈ {r} more repetitions of {read} cells{}",
+                    "needs ≈ {r} more repetitions of {read} cells{}{range}{young}",
                     duration_text(t)
                 ),
                 Some(r),
+                fewest,
             )
         }
-        None => (
-            format!("{OUT_OF_REACH}: over {REACH} more repetitions at this spread"),
+        (None, Some(a)) => (
+            format!("needs over {REACH} more repetitions at the spread measured, {a} at the low end of its 90 % range{young}"),
+            None,
+            Some(a),
+        ),
+        (None, None) => (
+            format!("{OUT_OF_REACH}: over {REACH} more repetitions at this spread{young}"),
+            None,
             None,
         ),
     }
@@ -203,8 +241,9 @@ pub fn annotate(claims: &[Claim], cells: &[Cell], records: &[RunRecord], outcome
         let Some(claim) = claims.get(o.claim) else {
             continue;
         };
-        let (text, more) = cost(claim, o, cells, records);
+        let (text, more, fewest) = cost(claim, o, cells, records);
         o.more_repetitions = more;
+        o.fewest_repetitions = fewest;
         o.note = match seed_excluded(claim, o) {
             Some(s) => format!("{s}; {text}"),
             None => text,
@@ -246,12 +285,13 @@ mod tests {
 
     #[test]
     fn an_open_claim_says_what_it_excludes_and_what_deciding_it_costs() {
-        // The seed says 1.048×; the runs show 1.00× ± 1 %: direction open, the seed's size out.
+        // The seed says 2×; the runs show 1.00× ± 5 %: direction open (the interval reaches past
+        // the 3 % smallest effect of a timing), the seed's size band [1.33, 3] out.
         let cells = vec![cell(0, "false"), cell(1, "true")];
         let mut rs = Vec::new();
         for rep in 0..8u32 {
             let e = [0.01, -0.01, 0.005, -0.004, 0.0, 0.008, -0.007, 0.002][rep as usize];
-            for (c, v) in [(&cells[0], 100.0), (&cells[1], 100.0 * (1.0f64 + e))] {
+            for (c, v) in [(&cells[0], 100.0), (&cells[1], 100.0 * (1.0f64 + 5.0 * e))] {
                 let mut r = RunRecord::ok_for_test(c.index, c.values.clone(), "e", rep, "ops", v);
                 r.metrics.insert("process.wall_s".into(), 30.0);
                 rs.push(r);
@@ -262,7 +302,7 @@ mod tests {
             }
         }
         let claim: Claim = toml::from_str(
-            "quote = \"q\"\nmetric = \"ops\"\nrelation = \"greater\"\nseed_value = 1.048\nratio = { axis = \"filter_blocks\", a = true, b = false }\n",
+            "quote = \"q\"\nmetric = \"ops\"\nrelation = \"greater\"\nseed_value = 2.0\nratio = { axis = \"filter_blocks\", a = true, b = false }\n",
         )
         .unwrap();
         let claims = [claim];
@@ -271,7 +311,7 @@ mod tests {
         annotate(&claims, &cells, &rs, &mut o);
         assert!(
             o[0].note
-                .starts_with("direction open; the seed's 4.8 % excluded; needs ≈ "),
+                .starts_with("direction open; the seed's 100.0 % excluded; needs ≈ "),
             "{}",
             o[0].note
         );
@@ -284,13 +324,39 @@ mod tests {
         assert!(r > 0, "{r}");
         // At e's 30 s a run, not the mean over both engines' runs of those cells.
         let time = duration_text(r as f64 * 2.0 * 30.0);
-        assert!(o[0].note.ends_with(&time), "{} vs {time}", o[0].note);
+        assert!(o[0].note.contains(&time), "{} vs {time}", o[0].note);
+        // From 8 pairs the note gives the spread's range and says the projection is young.
+        assert!(
+            o[0].note.contains("over the spread's 90 % range"),
+            "{}",
+            o[0].note
+        );
+        assert!(
+            o[0].note
+                .ends_with("a projection from 8 values, trusted from 10"),
+            "{}",
+            o[0].note
+        );
         let csv = crate::study::analyse::verdicts::claims_csv(&claims, &o);
         assert!(csv
             .lines()
             .next()
             .unwrap()
             .ends_with(",more_repetitions,note"));
-        assert!(csv.contains(&format!(",{r},direction open")), "{csv}");
+        assert!(csv.contains(&format!(",{r},\"direction open")), "{csv}");
+    }
+
+    #[test]
+    fn the_spreads_range_from_three_and_from_ten_values() {
+        let (lo, hi) = variance_range(2).unwrap();
+        assert!(
+            (lo - 0.334).abs() < 0.001 && (hi - 19.5).abs() < 0.05,
+            "{lo} {hi}"
+        );
+        let (lo, hi) = variance_range(TRUSTED_N - 1).unwrap();
+        assert!(
+            (lo - 0.532).abs() < 0.001 && (hi - 2.707).abs() < 0.002,
+            "{lo} {hi}"
+        );
     }
 }

@@ -7,9 +7,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// The CI lies where the seed says.
+    /// The CI lies where the seed says: the direction beyond the smallest effect that
+    /// matters and, for a size claim, meeting the seed's size band.
     Reproduced,
-    /// The CI lies on the wrong side of the threshold, or inside "no effect".
+    /// The direction holds, but the CI lies below the seed's size band: a smaller effect.
+    Smaller,
+    /// The direction holds, but the CI lies above the seed's size band: a larger effect.
+    Larger,
+    /// The CI lies inside the smallest effect that matters around the threshold.
+    NoEffect,
+    /// The CI lies on the wrong side of the threshold, or of a bound or band.
     NotReproduced,
     /// The effect goes the other way.
     Reversed,
@@ -17,6 +24,8 @@ pub enum Verdict {
     Inconclusive,
     /// This engine produced no such figure, or no cell of this scale matches.
     NoData,
+    /// Every run the claim reads failed: no figure, and more runs of the same kind would fail.
+    RunsFailed,
 }
 
 impl Verdict {
@@ -24,11 +33,23 @@ impl Verdict {
     pub fn text(self) -> &'static str {
         match self {
             Verdict::Reproduced => "reproduced",
+            Verdict::Smaller => "same direction, smaller",
+            Verdict::Larger => "same direction, larger",
+            Verdict::NoEffect => "no effect",
+            Verdict::RunsFailed => "runs failed",
             Verdict::NotReproduced => "not reproduced",
             Verdict::Reversed => "reversed",
             Verdict::Inconclusive => "inconclusive",
             Verdict::NoData => "n/a",
         }
+    }
+
+    /// Decided: any verdict but inconclusive, n/a and runs failed.
+    pub fn decided(self) -> bool {
+        !matches!(
+            self,
+            Verdict::Inconclusive | Verdict::NoData | Verdict::RunsFailed
+        )
     }
 }
 
@@ -59,6 +80,11 @@ pub struct Outcome {
     /// decide it at the observed spread (`None`: decided, or out of reach).
     #[serde(default)]
     pub more_repetitions: Option<usize>,
+    /// On an inconclusive verdict: the further repetitions at the low end of the spread's
+    /// chi-square 90 % range (`open_claims`); a study stops "out of reach" only when even these
+    /// do not fit. Derived from the runs each time, so never written.
+    #[serde(skip)]
+    pub fewest_repetitions: Option<usize>,
     /// On an "in every case" claim still open: the cells of its open cases, the only ones a
     /// sequential round need repeat (a decided case stays decided: its CI is anytime-valid).
     /// Empty otherwise. Derived from the runs each time, so never written.

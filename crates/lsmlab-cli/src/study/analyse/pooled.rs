@@ -2,10 +2,11 @@
 //! an axis, or two engines), a crossover along an axis, or a metric's own value, each with its
 //! anytime-valid CI and the verdict where that CI lies (see `verdicts` for the table).
 
+use super::effect::{size_words, Rule};
 use super::outcome::{Outcome, Verdict};
 use crate::study::analyse::anytime::{grouped_describe, grouped_paired_ratio};
 use crate::study::analyse::statistics::Ratio;
-use crate::study::plan::claims::{Claim, RatioOf, Relation, DEFAULT_TOLERANCE};
+use crate::study::plan::claims::{Claim, RatioOf, Relation};
 use crate::study::plan::matrix::Cell;
 use crate::study::text::{significant, value_text};
 use std::collections::BTreeMap;
@@ -23,6 +24,10 @@ fn partner<'c>(cells: &'c [Cell], c: &Cell, axis: &str, value: &str) -> Option<&
     })
 }
 
+/// The verdict of an interval for a direction-only claim whose `tol` is its smallest effect
+/// (greater, smaller) or its band (about); see `effect::Rule` for the full rule. The tests'
+/// and simulations' shorthand.
+#[cfg(test)]
 pub(crate) fn verdict_of(
     rel: Relation,
     lo: f64,
@@ -31,46 +36,19 @@ pub(crate) fn verdict_of(
     tol: Option<f64>,
     ratio: bool,
 ) -> Verdict {
-    if !(lo.is_finite() && hi.is_finite()) {
-        return Verdict::Inconclusive;
-    }
-    let band = tol.map(|tol| (t / (1.0 + tol), t * (1.0 + tol)));
-    let in_band = band.is_some_and(|(a, b)| lo >= a && hi <= b);
-    match rel {
-        Relation::Greater => {
-            if lo > t {
-                Verdict::Reproduced
-            } else if ratio && t >= 1.0 && hi < 1.0 {
-                Verdict::Reversed
-            } else if hi < t || in_band {
-                Verdict::NotReproduced
-            } else {
-                Verdict::Inconclusive
-            }
-        }
-        Relation::Smaller => {
-            if hi < t {
-                Verdict::Reproduced
-            } else if ratio && t <= 1.0 && lo > 1.0 {
-                Verdict::Reversed
-            } else if lo > t || in_band {
-                Verdict::NotReproduced
-            } else {
-                Verdict::Inconclusive
-            }
-        }
-        Relation::About | Relation::Crossover => {
-            let (a, b) =
-                band.unwrap_or((t / (1.0 + DEFAULT_TOLERANCE), t * (1.0 + DEFAULT_TOLERANCE)));
-            if lo >= a && hi <= b {
-                Verdict::Reproduced
-            } else if hi < a || lo > b {
-                Verdict::NotReproduced
-            } else {
-                Verdict::Inconclusive
-            }
-        }
-    }
+    let mut rule = Rule::direction(rel, t, tol.unwrap_or(0.0), ratio);
+    rule.tol = tol.unwrap_or(crate::study::plan::claims::DEFAULT_TOLERANCE);
+    rule.verdict(lo, hi)
+}
+
+/// A claim's verdict of an interval and the figure's words on the seed's size.
+fn judged(claim: &Claim, lo: f64, hi: f64) -> (Verdict, String) {
+    let rule = Rule::of(claim);
+    let v = rule.verdict(lo, hi);
+    let words = size_words(&rule, v)
+        .map(|w| format!("; {w}"))
+        .unwrap_or_default();
+    (v, words)
 }
 
 pub(super) fn ratio_text(r: &Ratio) -> String {
@@ -99,6 +77,7 @@ pub(super) fn no_data(claim: usize, engine: &str, why: String) -> Outcome {
         n: 0,
         note: String::new(),
         more_repetitions: None,
+        fewest_repetitions: None,
         open_cells: Vec::new(),
     }
 }
@@ -115,6 +94,7 @@ fn from_ratio(claim: usize, engine: &str, r: Ratio, v: Verdict, figure: String) 
         n: r.n,
         note: String::new(),
         more_repetitions: None,
+        fewest_repetitions: None,
         open_cells: Vec::new(),
     }
 }
@@ -142,6 +122,22 @@ impl Pairs {
 
     fn ratio(&self) -> Option<Ratio> {
         grouped_paired_ratio(&self.a, &self.b, &self.cells)
+    }
+
+    /// Why there is no ratio when the runs paired but none gave a positive pair: "0/0" when
+    /// both sides are 0 in every pair, the side that is 0 otherwise; `None` without pairs.
+    fn why_none(&self, metric: &str) -> Option<String> {
+        let n = self.a.len();
+        if n == 0 {
+            return None;
+        }
+        let zero = |v: &[f64]| v.iter().all(|x| *x == 0.0);
+        Some(match (zero(&self.a), zero(&self.b)) {
+            (true, true) => format!("0/0: {metric} is 0 on both sides in all {n} pairs"),
+            (true, false) => format!("{metric} is 0 on the numerator's side in all {n} pairs"),
+            (false, true) => format!("{metric} is 0 on the denominator's side in all {n} pairs"),
+            _ => format!("{metric} is not positive on both sides in any of {n} pairs"),
+        })
     }
 }
 
@@ -174,8 +170,8 @@ fn ratio_outcome(scope: &Scope, label: &str, q: Option<Ratio>, why: String) -> O
     let c = scope.claim;
     match q {
         Some(q) => {
-            let v = verdict_of(scope.rel, q.ci_lo, q.ci_hi, scope.t, c.tolerance, true);
-            let f = ratio_text(&q);
+            let (v, words) = judged(c, q.ci_lo, q.ci_hi);
+            let f = format!("{}{words}", ratio_text(&q));
             from_ratio(scope.ci, label, q, v, f)
         }
         None => no_data(scope.ci, label, why),
@@ -196,7 +192,6 @@ pub(super) struct Scope<'a> {
     pub(super) cells: &'a [Cell],
     pub(super) vals: &'a Values,
     pub(super) rel: Relation,
-    pub(super) t: f64,
 }
 
 /// One claim decided on the pooled runs of every cell of `scope`.
@@ -220,7 +215,9 @@ fn engine_ratio(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
             pairs.add(cell.index, va, vb);
         }
     }
-    let why = format!("no paired runs with {} on both", c.metric);
+    let why = pairs
+        .why_none(&c.metric)
+        .unwrap_or_else(|| format!("no paired runs with {} on both", c.metric));
     vec![ratio_outcome(
         scope,
         &format!("{a} / {b}"),
@@ -239,7 +236,6 @@ fn crossover(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
         of_claim,
         cells,
         vals,
-        t,
         ..
     } = *scope;
     let mut out = Vec::new();
@@ -279,14 +275,19 @@ fn crossover(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
             out.push(no_data(ci, e, format!("{e} produced no {}", c.metric)));
             continue;
         }
-        let above = |q: &Option<Ratio>| q.as_ref().is_some_and(|q| q.ci_lo > t);
-        let below = |q: &Option<Ratio>| q.as_ref().is_some_and(|q| q.ci_hi < t);
+        // Above or below only beyond the smallest effect that matters around the threshold.
+        let (r0, r1) = Rule::of(c).rope();
+        let above = |q: &Option<Ratio>| q.as_ref().is_some_and(|q| q.ci_lo > r1);
+        let below = |q: &Option<Ratio>| q.as_ref().is_some_and(|q| q.ci_hi < r0);
+        let nil = |q: &Option<Ratio>| q.as_ref().is_some_and(|q| q.ci_lo >= r0 && q.ci_hi <= r1);
         let verdict = if per_x[at_i..].iter().any(|(_, q)| below(q)) {
             Verdict::Reversed
         } else if per_x[..at_i].iter().any(|(_, q)| above(q)) {
             Verdict::NotReproduced
         } else if above(&per_x[at_i].1) {
             Verdict::Reproduced
+        } else if nil(&per_x[at_i].1) {
+            Verdict::NoEffect
         } else {
             Verdict::Inconclusive
         };
@@ -296,7 +297,11 @@ fn crossover(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
                 Some(q) => format!(
                     "{xv}: {}{}",
                     ratio_text(q),
-                    if q.ci_lo > t || q.ci_hi < t { " *" } else { "" }
+                    if q.ci_lo > r1 || q.ci_hi < r0 {
+                        " *"
+                    } else {
+                        ""
+                    }
                 ),
                 None => format!("{xv}: –"),
             })
@@ -314,6 +319,7 @@ fn crossover(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
             n: q.as_ref().map_or(0, |q| q.n),
             note: String::new(),
             more_repetitions: None,
+            fewest_repetitions: None,
             open_cells: Vec::new(),
         });
     }
@@ -328,12 +334,10 @@ fn axis_ratio(scope: &Scope, r: &RatioOf) -> Vec<Outcome> {
         .iter()
         .map(|e| {
             let pairs = axis_pairs(scope.vals, scope.cells, scope.chosen, e, &c.metric, r);
-            ratio_outcome(
-                scope,
-                e,
-                pairs.ratio(),
-                format!("{e} produced no {}", c.metric),
-            )
+            let why = pairs
+                .why_none(&c.metric)
+                .unwrap_or_else(|| format!("{e} produced no {}", c.metric));
+            ratio_outcome(scope, e, pairs.ratio(), why)
         })
         .collect()
 }
@@ -346,8 +350,6 @@ fn metric_value(scope: &Scope) -> Vec<Outcome> {
         chosen,
         of_claim,
         vals,
-        rel,
-        t,
         ..
     } = *scope;
     let mut out = Vec::new();
@@ -362,7 +364,7 @@ fn metric_value(scope: &Scope) -> Vec<Outcome> {
             .unzip();
         match grouped_describe(&xs, &gs) {
             Some(d) => {
-                let v = verdict_of(rel, d.ci_lo, d.ci_hi, t, c.tolerance, false);
+                let (v, words) = judged(c, d.ci_lo, d.ci_hi);
                 let figure = if d.ci_lo.is_finite() {
                     format!(
                         "{} [{}, {}] (n={})",
@@ -373,7 +375,7 @@ fn metric_value(scope: &Scope) -> Vec<Outcome> {
                     )
                 } else {
                     format!("{} (n={}, no CI)", significant(d.estimate), d.n)
-                };
+                } + &words;
                 out.push(Outcome {
                     claim: ci,
                     engine: e.to_string(),
@@ -385,6 +387,7 @@ fn metric_value(scope: &Scope) -> Vec<Outcome> {
                     n: d.n,
                     note: String::new(),
                     more_repetitions: None,
+                    fewest_repetitions: None,
                     open_cells: Vec::new(),
                 });
             }

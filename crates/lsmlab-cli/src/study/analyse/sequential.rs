@@ -10,7 +10,7 @@
 //! when the next round would not fit in the wall time left, when the cells have run
 //! `max_repetitions` times, when no open claim's need fits, or when a round's runs all failed.
 
-use super::open_claims::{self, OUT_OF_REACH};
+use super::open_claims::{self, OUT_OF_REACH, TRUSTED_N};
 use super::verdicts::{self, matches, Outcome, Verdict};
 use crate::study::plan::budget::Budget;
 use crate::study::plan::claims::Claim;
@@ -206,13 +206,23 @@ impl Times {
     }
 }
 
+/// What an open outcome needs. Below `TRUSTED_N` values its projection rests on a spread from
+/// too few runs to stop on (unknown: it gets runs); from there, the fewest repetitions the
+/// spread's 90 % range allows, so a study stops "out of reach" only when even the optimistic
+/// projection does not fit.
 fn need_of(o: &Outcome, runs: &BTreeSet<(usize, String)>) -> Need {
-    if runs.is_empty() || o.note.contains(OUT_OF_REACH) {
+    if runs.is_empty() {
         return Need::Never;
     }
-    match o.more_repetitions {
-        Some(r) => Need::Repetitions(r),
-        None => Need::Unknown,
+    if o.n < TRUSTED_N {
+        return Need::Unknown;
+    }
+    if o.note.contains(OUT_OF_REACH) {
+        return Need::Never;
+    }
+    match (o.fewest_repetitions, o.more_repetitions) {
+        (Some(r), _) | (None, Some(r)) => Need::Repetitions(r),
+        (None, None) => Need::Unknown,
     }
 }
 
@@ -247,10 +257,22 @@ pub fn next(s: &Study) -> Next {
         .iter()
         .filter(|o| o.verdict == Verdict::NoData)
         .count();
-    let decided = outcomes.len() - open.len() - no_data;
+    let failed = outcomes
+        .iter()
+        .filter(|o| o.verdict == Verdict::RunsFailed)
+        .count();
+    let decided = outcomes.len() - open.len() - no_data - failed;
     let stop = |kind, reason| Next::Stop(Stop { kind, reason });
     if outcomes.is_empty() {
         return stop(StopKind::Decided, "the plan has no claims to decide".into());
+    }
+    if open.is_empty() && failed > 0 {
+        return stop(
+            StopKind::Failing,
+            format!(
+                "{failed} claims have no figure because their runs failed (their errors are in the report); {decided} decided"
+            ),
+        );
     }
     if open.is_empty() {
         let na = if no_data > 0 {

@@ -198,8 +198,8 @@ fn the_repetition_cap_stops() {
 fn a_spent_budget_stops_before_a_round_that_would_not_fit() {
     let (cells, engines) = (cells(), lsmlab());
     let claims = [timing(0.001)];
-    // 5 repetitions of 4 cells at 2 s: 40 s spent; a round of the 2 open cells takes 4 s.
-    let records = runs(5, &["lsmlab"]);
+    // 12 repetitions of 4 cells at 2 s: 96 s spent; a round of the 2 open cells takes 4 s.
+    let records = runs(12, &["lsmlab"]);
     let budget = |wall| Budget {
         wall_s: Some(wall),
         max_repetitions: 100_000,
@@ -209,12 +209,12 @@ fn a_spent_budget_stops_before_a_round_that_would_not_fit() {
         &cells,
         &engines,
         &records,
-        budget(43.0),
+        budget(99.0),
     )));
     assert_eq!(s.kind, StopKind::Budget, "{}", s.reason);
     assert!(
         s.reason
-            .starts_with("the budget is spent: the runs took 40 s of 43 s"),
+            .starts_with("the budget is spent: the runs took 96 s of 99 s"),
         "{}",
         s.reason
     );
@@ -224,7 +224,7 @@ fn a_spent_budget_stops_before_a_round_that_would_not_fit() {
         &cells,
         &engines,
         &records,
-        budget(50.0),
+        budget(101.0),
     )));
     assert_eq!(s.kind, StopKind::OutOfReach, "{}", s.reason);
 }
@@ -233,20 +233,28 @@ fn a_spent_budget_stops_before_a_round_that_would_not_fit() {
 fn a_projected_need_beyond_what_is_left_stops_and_names_the_need() {
     let (cells, engines) = (cells(), lsmlab());
     let claims = [timing(0.05)];
-    let records = runs(5, &["lsmlab"]);
+    let records = runs(12, &["lsmlab"]);
     let o = outcomes(&study(&claims, &cells, &engines, &records, ROOMY));
-    let need = o[0].more_repetitions.expect("a projection at n = 5");
-    assert!(need > 3, "{need} {:?}", o[0]);
-    // Fewer repetitions left than the claim needs: stop, naming the need.
+    assert_eq!(o[0].verdict, Verdict::Inconclusive, "{:?}", o[0]);
+    let need = o[0].more_repetitions.expect("a projection at n = 12");
+    // The stop reads the low end of the spread's range: the fewest repetitions that might do.
+    let fewest = o[0].fewest_repetitions.expect("a projection at n = 12");
+    assert!(fewest <= need && fewest > 1, "{fewest} {need} {:?}", o[0]);
+    assert!(
+        o[0].note.contains("over the spread's 90 % range"),
+        "{}",
+        o[0].note
+    );
+    // Fewer repetitions left than even that: stop, naming the need.
     let cap = Budget {
         wall_s: None,
-        max_repetitions: 5 + need as u32 - 1,
+        max_repetitions: 12 + fewest as u32 - 1,
     };
     let s = stop_of(next(&study(&claims, &cells, &engines, &records, cap)));
     assert_eq!(s.kind, StopKind::OutOfReach, "{}", s.reason);
     assert!(
         s.reason.contains(&format!(
-            "claim 1 on lsmlab needs ≈ {need} more repetitions"
+            "claim 1 on lsmlab needs ≈ {fewest} more repetitions"
         )),
         "{}",
         s.reason
@@ -254,20 +262,73 @@ fn a_projected_need_beyond_what_is_left_stops_and_names_the_need() {
     // Exactly enough left: the round runs, with its projected end.
     let enough = Budget {
         wall_s: None,
-        max_repetitions: 5 + need as u32,
+        max_repetitions: 12 + fewest as u32,
     };
     let r = round_of(next(&study(&claims, &cells, &engines, &records, enough)));
-    assert_eq!(r.eta_s, Some(need as f64 * 4.0));
+    assert_eq!(r.eta_s, Some(fewest as f64 * 4.0));
+}
+
+#[test]
+fn a_projection_from_fewer_than_ten_pairs_never_stops_a_study() {
+    // Five repetitions: a projection exists, but from a spread of five pairs; the claim gets
+    // rounds even when it projects past the cap, until it has ten pairs.
+    let (cells, engines) = (cells(), lsmlab());
+    let claims = [timing(0.001)];
+    let records = runs(5, &["lsmlab"]);
+    let o = outcomes(&study(&claims, &cells, &engines, &records, ROOMY));
+    assert_eq!(o[0].verdict, Verdict::Inconclusive, "{:?}", o[0]);
+    assert!(o[0].note.contains("trusted from 10"), "{}", o[0].note);
+    let cap = Budget {
+        wall_s: None,
+        max_repetitions: 6,
+    };
+    let r = round_of(next(&study(&claims, &cells, &engines, &records, cap)));
+    assert_eq!(r.rep, 5);
+}
+
+#[test]
+fn an_exact_figure_on_its_threshold_is_decided_at_once() {
+    // 1.000× exactly, n = 20: no effect (inside the smallest effect), not an open claim that
+    // takes every round with "too few to measure the spread".
+    let (cells, engines) = (cells(), lsmlab());
+    let same = claim("metric = \"bits\"\nrelation = \"smaller\"\nratio = { axis = \"bloom_bits\", a = 5, b = 10 }\nwhere = { use_ribbon_filter = false }\n");
+    let claims = [same];
+    let records = runs(20, &["lsmlab"]);
+    let o = outcomes(&study(&claims, &cells, &engines, &records, ROOMY));
+    assert_eq!(
+        (o[0].verdict, o[0].estimate),
+        (Verdict::NoEffect, 1.0),
+        "{:?}",
+        o[0]
+    );
+    let s = stop_of(next(&study(&claims, &cells, &engines, &records, ROOMY)));
+    assert_eq!(s.kind, StopKind::Decided, "{}", s.reason);
+}
+
+#[test]
+fn claims_whose_runs_failed_stop_failing_not_decided() {
+    let (cells, engines) = (cells(), lsmlab());
+    let claims = [counted()];
+    let mut records = runs(2, &["lsmlab"]);
+    for r in &mut records {
+        r.status = "failed".into();
+        r.error = "exit status 1".into();
+        r.metrics.clear();
+    }
+    let o = outcomes(&study(&claims, &cells, &engines, &records, ROOMY));
+    assert_eq!(o[0].verdict, Verdict::RunsFailed, "{:?}", o[0]);
+    let s = stop_of(next(&study(&claims, &cells, &engines, &records, ROOMY)));
+    assert_eq!(s.kind, StopKind::Failing, "{}", s.reason);
 }
 
 #[test]
 fn a_claim_whose_need_does_not_fit_gets_no_runs_while_another_does() {
     let (cells, engines) = (cells(), lsmlab());
-    // Claim 1 at ±0.1 % needs many repetitions; claim 2 (a metric, 8.8 bits against 9) can
-    // be decided in a few.
-    let near = claim("metric = \"ops\"\nrelation = \"greater\"\nthan = 800\nwhere = { bloom_bits = 5, use_ribbon_filter = false }\n");
+    // Claim 1 (about equal, a noisy ratio) needs many repetitions; claim 2 (a metric near its
+    // threshold) a few.
+    let near = claim("metric = \"ops\"\nrelation = \"greater\"\nthan = 900\nwhere = { bloom_bits = 5, use_ribbon_filter = false }\n");
     let claims = [timing(0.001), near];
-    let records = runs(3, &["lsmlab"]);
+    let records = runs(12, &["lsmlab"]);
     let o = outcomes(&study(&claims, &cells, &engines, &records, ROOMY));
     let open: Vec<_> = o
         .iter()
@@ -275,13 +336,13 @@ fn a_claim_whose_need_does_not_fit_gets_no_runs_while_another_does() {
         .collect();
     assert_eq!(open.len(), 2, "{o:?}");
     let (far, close) = (
-        open[0].more_repetitions.unwrap(),
-        open[1].more_repetitions.unwrap(),
+        open[0].fewest_repetitions.unwrap(),
+        open[1].fewest_repetitions.unwrap(),
     );
     assert!(close < far, "{close} {far}");
     let cap = Budget {
         wall_s: None,
-        max_repetitions: 3 + close as u32,
+        max_repetitions: 12 + close as u32,
     };
     let r = round_of(next(&study(&claims, &cells, &engines, &records, cap)));
     let got: Vec<usize> = r.runs.iter().map(|k| k.cell).collect();

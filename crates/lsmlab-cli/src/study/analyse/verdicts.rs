@@ -9,14 +9,8 @@
 //! value sizes" is one geometric-mean ratio with one CI, whose width comes from the spread of
 //! the runs within their cells (a claim that must hold in each cell says `every`). Every CI here is anytime-valid (`anytime`): a verdict may be read after any
 //! number of repetitions, and more added, without raising its 5 % error. The verdict follows
-//! from where that CI lies:
-//!
-//! | relation | reproduced | reversed | not reproduced | inconclusive |
-//! |---|---|---|---|---|
-//! | greater than t | CI above t | CI below 1 (ratios, t ≥ 1) | CI below t, or inside t ± tolerance | CI holds t |
-//! | smaller than t | CI below t | CI above 1 (ratios, t ≤ 1) | CI above t, or inside t ± tolerance | CI holds t |
-//! | about t ± tol | CI inside the band | – | CI outside the band | CI across an edge |
-//! | crossover at x | a above b (CI) at x, never before | b above a at or after x | a above b before x | otherwise |
+//! from where that CI lies against the claim's smallest effect that matters and, for a size
+//! claim, the seed's size band (`effect::Rule`; docs/verdicts.md has the table).
 
 pub use super::outcome::{Outcome, Verdict};
 use super::pooled::{no_data, pooled, Scope, Values};
@@ -84,13 +78,15 @@ pub fn evaluate(
             cells,
             vals: &vals,
             rel: c.relation(),
-            t: c.threshold(),
         };
-        out.extend(if c.every || c.each.is_some() {
+        let mut these = if c.every || c.each.is_some() {
             every_case::decide(&scope)
         } else {
             pooled(&scope)
-        });
+        };
+        let idx: Vec<usize> = chosen.iter().map(|c| c.index).collect();
+        super::failed::mark(c, &idx, records, &mut these);
+        out.extend(these);
     }
     out
 }
@@ -128,17 +124,27 @@ pub fn failures(claims: &[Claim], outcomes: &[Outcome]) -> Vec<String> {
 
 /// `claims.csv`: one row per claim and engine.
 pub fn claims_csv(claims: &[Claim], outcomes: &[Outcome]) -> String {
-    let mut out = "claim,metric,claim_text,seed,engine,estimate,ci95_lo,ci95_hi,n,verdict,figure,more_repetitions,note\n"
+    let mut out = "claim,metric,claim_text,seed,seed_value,seed_band_lo,seed_band_hi,smallest_effect,engine,estimate,ci95_lo,ci95_hi,n,verdict,figure,more_repetitions,note\n"
         .to_string();
     for o in outcomes {
         let Some(c) = claims.get(o.claim) else {
             continue;
+        };
+        // The seed's size beside the measured one: its number and, for a size claim, its band.
+        let rule = super::effect::Rule::of(c);
+        let (band_lo, band_hi) = match rule.judged {
+            super::effect::Judged::Size { lo, hi, .. } => (csv_number(lo), csv_number(hi)),
+            super::effect::Judged::Direction => (String::new(), String::new()),
         };
         out.push_str(&csv_line(&[
             (o.claim + 1).to_string(),
             c.metric.clone(),
             c.describe(),
             c.seed_text(),
+            c.seed_value.map(csv_number).unwrap_or_default(),
+            band_lo,
+            band_hi,
+            csv_number(rule.e),
             o.engine.clone(),
             csv_number(o.estimate),
             csv_number(o.ci_lo),
@@ -182,12 +188,22 @@ mod tests {
     fn verdicts_follow_the_interval() {
         use Relation::*;
         use Verdict::*;
-        assert_eq!(verdict_of(Smaller, 0.6, 0.9, 1.0, None, true), Reproduced);
-        assert_eq!(verdict_of(Smaller, 1.1, 1.3, 1.0, None, true), Reversed);
-        assert_eq!(verdict_of(Smaller, 0.9, 1.1, 1.0, None, true), Inconclusive);
         assert_eq!(
-            verdict_of(Smaller, 0.99, 1.01, 1.0, Some(0.05), true),
-            NotReproduced
+            verdict_of(Relation::Smaller, 0.6, 0.9, 1.0, None, true),
+            Reproduced
+        );
+        assert_eq!(
+            verdict_of(Relation::Smaller, 1.1, 1.3, 1.0, None, true),
+            Reversed
+        );
+        assert_eq!(
+            verdict_of(Relation::Smaller, 0.9, 1.1, 1.0, None, true),
+            Inconclusive
+        );
+        assert_eq!(
+            verdict_of(Relation::Smaller, 0.99, 1.01, 1.0, Some(0.05), true),
+            NoEffect,
+            "inside the smallest effect: no effect, no longer lumped with not reproduced"
         );
         assert_eq!(verdict_of(Greater, 1.1, 1.2, 1.0, None, true), Reproduced);
         assert_eq!(verdict_of(Greater, 0.8, 0.9, 1.0, None, true), Reversed);

@@ -58,6 +58,20 @@ pub struct Claim {
     /// pooled over the other axes. Default none. Exclusive with `every`.
     #[serde(default)]
     pub each: Option<String>,
+    /// What the seed's number is: `size` (judged on direction and on the size band; the
+    /// default of a `greater`/`smaller` claim with `seed_value`) or `direction` (the sign only).
+    /// Bounds are the relations `at_most` and `at_least`. See docs/verdicts.md.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// The seed's ratio s is consistent with the runs when their CI meets [s / band, s · band];
+    /// default the plan's `size_band`, else 1.5.
+    #[serde(default)]
+    pub size_band: Option<f64>,
+    /// The smallest effect that matters (0.02 = 2 %): no direction is decided inside it, and a
+    /// CI inside it is "no effect"; default the plan's, else the metric kind's
+    /// (`analyse::effect`).
+    #[serde(default)]
+    pub smallest_effect: Option<f64>,
 }
 
 /// `a / b` of a metric: two values of `axis`, or two engines when `axis = "engine"`.
@@ -83,10 +97,24 @@ pub enum Relation {
     About,
     /// The ratio crosses the threshold at a value of an axis.
     Crossover,
+    /// A bound: at most the threshold (within the smallest effect).
+    AtMost,
+    /// A bound: at least the threshold (within the smallest effect).
+    AtLeast,
 }
 
 /// The relations a plan may name.
-pub const RELATIONS: &[&str] = &["greater", "smaller", "about", "crossover"];
+pub const RELATIONS: &[&str] = &[
+    "greater",
+    "smaller",
+    "about",
+    "crossover",
+    "at_most",
+    "at_least",
+];
+
+/// The kinds a claim may name.
+pub const KINDS: &[&str] = &["size", "direction"];
 
 impl Relation {
     fn parse(s: &str) -> Option<Relation> {
@@ -95,6 +123,8 @@ impl Relation {
             "smaller" => Some(Relation::Smaller),
             "about" => Some(Relation::About),
             "crossover" => Some(Relation::Crossover),
+            "at_most" => Some(Relation::AtMost),
+            "at_least" => Some(Relation::AtLeast),
             _ => None,
         }
     }
@@ -112,9 +142,56 @@ impl Claim {
     /// The threshold: `than`, else 1 for a ratio, else `seed_value` (NaN when none).
     pub fn threshold(&self) -> f64 {
         self.than.unwrap_or(match (&self.ratio, self.relation()) {
+            (Some(_), Relation::AtMost | Relation::AtLeast) => self.seed_value.unwrap_or(1.0),
             (Some(_), _) => 1.0,
             (None, _) => self.seed_value.unwrap_or(f64::NAN),
         })
+    }
+
+    /// The size band (`size_band`, else `analyse::effect::DEFAULT_SIZE_BAND`).
+    pub fn size_band(&self) -> f64 {
+        self.size_band
+            .unwrap_or(crate::study::analyse::effect::DEFAULT_SIZE_BAND)
+    }
+
+    /// The smallest effect that matters: `smallest_effect`, else a `greater`/`smaller` claim's
+    /// `tolerance` (its "no effect" band), else the default of the metric's kind.
+    pub fn smallest_effect(&self) -> f64 {
+        let directional = matches!(self.relation(), Relation::Greater | Relation::Smaller);
+        self.smallest_effect
+            .or(self.tolerance.filter(|_| directional))
+            .unwrap_or_else(|| {
+                crate::study::analyse::effect::metric_kind(&self.metric).smallest_effect()
+            })
+    }
+
+    /// Whether the seed's number is judged as a size: `kind = "size"`, or by default a
+    /// `greater`/`smaller` claim with a `seed_value` that differs from its threshold.
+    pub fn judges_size(&self) -> bool {
+        let directional = matches!(self.relation(), Relation::Greater | Relation::Smaller);
+        match self.kind.as_deref() {
+            Some("direction") => false,
+            Some(_) => directional && self.seed_value.is_some(),
+            None => {
+                directional
+                    && self.seed_value.is_some_and(|s| {
+                        (self.ratio.is_some() || self.than.is_some()) && s != self.threshold()
+                    })
+            }
+        }
+    }
+
+    /// The plan's `size_band` and `smallest_effect` given to the claims that set neither (a
+    /// `greater`/`smaller` claim's own `tolerance` is its smallest effect already).
+    pub fn inherit(&mut self, size_band: Option<f64>, smallest_effect: Option<f64>) {
+        if self.size_band.is_none() {
+            self.size_band = size_band;
+        }
+        let own = matches!(self.relation(), Relation::Greater | Relation::Smaller)
+            && self.tolerance.is_some();
+        if self.smallest_effect.is_none() && !own {
+            self.smallest_effect = smallest_effect;
+        }
     }
 
     /// Checks what can be checked from the plan alone; `i` numbers the claim in errors.
@@ -205,6 +282,21 @@ impl Claim {
                 return Err(at(&format!("{what}: not a finite number")));
             }
         }
+        if let Some(k) = &self.kind {
+            if !KINDS.contains(&k.as_str()) {
+                return Err(at(&format!(
+                    "kind: {k:?}; allowed size, direction (bounds are relation = \"at_most\" or \"at_least\")"
+                )));
+            }
+            if k == "size" && !matches!(rel, Relation::Greater | Relation::Smaller) {
+                return Err(at("kind: size is for greater and smaller; a bound is relation = \"at_most\" or \"at_least\", a band relation = \"about\""));
+            }
+            if k == "size" && self.seed_value.is_none() {
+                return Err(at("kind: size needs the seed's number, seed_value = N"));
+            }
+        }
+        check_size_band(self.size_band).map_err(|e| at(&e))?;
+        check_smallest_effect(self.smallest_effect).map_err(|e| at(&e))?;
         if self.tolerance.is_some_and(|t| t < 0.0) {
             return Err(at("tolerance: negative; allowed 0 or more (0.05 = ±5 %)"));
         }
@@ -311,6 +403,8 @@ impl Claim {
         s += &match self.relation() {
             Relation::Greater => format!(" > {t}"),
             Relation::Smaller => format!(" < {t}"),
+            Relation::AtMost => format!(" ≤ {t}"),
+            Relation::AtLeast => format!(" ≥ {t}"),
             Relation::About => format!(" ≈ {t} (±{tol:.0} %)"),
             Relation::Crossover => format!(
                 " crosses {t} at {}={}",
@@ -333,6 +427,26 @@ impl Claim {
             (None, Some(v)) => significant(v),
             (None, None) => "–".into(),
         }
+    }
+}
+
+/// `size_band`: finite and at least 1; the error names what is allowed.
+pub fn check_size_band(v: Option<f64>) -> Result<(), String> {
+    match v {
+        Some(b) if !(b.is_finite() && (1.0..=100.0).contains(&b)) => Err(format!(
+            "size_band: {b}; allowed 1 to 100 (1.5: the seed's ratio s is consistent when the CI meets [s/1.5, s·1.5])"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `smallest_effect`: a fraction from 0 to 1; the error names what is allowed.
+pub fn check_smallest_effect(v: Option<f64>) -> Result<(), String> {
+    match v {
+        Some(e) if !(e.is_finite() && (0.0..=1.0).contains(&e)) => Err(format!(
+            "smallest_effect: {e}; allowed 0 to 1 (a fraction: 0.02 = 2 %)"
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -367,6 +481,12 @@ mod tests {
             ("relation = \"greater\"\nratio = { axis = \"value_size\", a = 1024, b = 4096 }\neach = \"value_size\"", "each: \"value_size\" is the ratio's axis"),
             ("relation = \"greater\"\nthan = 1\neach = \"engine\"", "each: engine"),
             ("relation = \"crossover\"\nratio = { axis = \"enable_blob_files\", a = true, b = false }\nx = \"value_size\"\nat = 4096\nevery = true", "every: a crossover"),
+            ("relation = \"greater\"\nthan = 1\nsize_band = 0.5", "size_band: 0.5; allowed 1 to 100"),
+            ("relation = \"greater\"\nthan = 1\nsmallest_effect = 2", "smallest_effect: 2; allowed 0 to 1"),
+            ("relation = \"greater\"\nthan = 1\nsmallest_effect = -0.1", "smallest_effect"),
+            ("relation = \"greater\"\nthan = 1\nkind = \"bound\"", "kind: \"bound\"; allowed size, direction"),
+            ("relation = \"about\"\nthan = 1\nseed_value = 1\nkind = \"size\"", "kind: size is for greater and smaller"),
+            ("relation = \"greater\"\nthan = 1\nkind = \"size\"", "kind: size needs"),
         ] {
             let c: Claim = toml::from_str(&format!("{base}{text}\n")).unwrap();
             let e = c.check(2, &axes, &engines).unwrap_err();

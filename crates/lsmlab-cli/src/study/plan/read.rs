@@ -10,7 +10,7 @@ use crate::error::{CliError, CliResult};
 impl Plan {
     /// Parses and checks a plan's text.
     pub fn parse(text: &str) -> CliResult<Plan> {
-        let plan: Plan = toml::from_str(text).map_err(|e| {
+        let mut plan: Plan = toml::from_str(text).map_err(|e| {
             // toml's message spans lines (a snippet of the file); keep the first and the line number.
             let msg = e.message().trim().replace('\n', " ");
             match e.span() {
@@ -33,6 +33,12 @@ impl Plan {
                 None => CliError::new(format!("plan: {e}")),
             }
         })?;
+        super::claims::check_size_band(plan.size_band).map_err(CliError::new)?;
+        super::claims::check_smallest_effect(plan.smallest_effect).map_err(CliError::new)?;
+        let (band, effect) = (plan.size_band, plan.smallest_effect);
+        for c in &mut plan.claim {
+            c.inherit(band, effect);
+        }
         plan.check()?;
         if let Some(b) = &plan.budget {
             // The cap holds at every scale: each scale's repetitions, named.

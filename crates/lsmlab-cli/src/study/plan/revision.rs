@@ -33,6 +33,9 @@ pub fn revise(ran: &Plan, edited: &Plan, scale: Option<&str>) -> CliResult<Plan>
     out.compare = edited.compare.clone();
     out.figure = edited.figure.clone();
     out.claim = edited.claim.clone();
+    // The claims carry these already (`Claim::inherit`); kept so plan.json says where from.
+    out.size_band = edited.size_band;
+    out.smallest_effect = edited.smallest_effect;
     Ok(out)
 }
 

@@ -74,6 +74,13 @@ pub struct Plan {
     /// `analyse::verdicts`).
     #[serde(default)]
     pub claim: Vec<Claim>,
+    /// Every claim's size band unless it sets its own (docs/verdicts.md; default 1.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_band: Option<f64>,
+    /// Every claim's smallest effect that matters unless it sets its own (docs/verdicts.md;
+    /// default by the kind of its metric).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smallest_effect: Option<f64>,
     /// `[budget]`: repetitions added where claims are still open, within these limits (see
     /// `budget`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
