@@ -556,23 +556,31 @@ pub(crate) fn compact_range(
     r
 }
 
-/// Waits until there is nothing to flush or compact. Float-ups a policy asks for are not
-/// waited for: no write made them due, and another thread's reads can ask for more of them for
-/// as long as they read. Writes from other threads while it waits can keep it waiting.
+/// Waits until there is nothing to flush or compact. Of the float-ups a policy asks for, it
+/// waits for at most [`InlineBudget::FLOAT_UPS`] more (the pending queue's length): no write
+/// made them due, and another thread's reads can ask for more of them for as long as they
+/// read. Writes from other threads while it waits can keep it waiting, as in RocksDB.
 pub(crate) fn wait_idle(inner: &DbInner) -> Result<()> {
+    let floats_before = inner.stats.ticker(Ticker::FloatUps);
+    let mut budget = InlineBudget::for_wait();
     let mut st = inner.state.lock();
     loop {
         DbInner::check_bg_error(&st)?;
         if inner.opts.deterministic_background {
-            let mut budget = InlineBudget::for_wait();
             run_inline_within(inner, &mut st, &mut budget)?;
         }
+        let floated = inner.stats.ticker(Ticker::FloatUps) - floats_before;
+        let requested = if floated < InlineBudget::FLOAT_UPS {
+            budget.requested()
+        } else {
+            Requested::Withheld
+        };
         let busy = !st.imms.is_empty()
             || st.flush_running
             || st.compactions_running > 0
             || st.manual_running
             || (!inner.opts.disable_auto_compactions
-                && pick(inner, &st, &st.versions.current(), Requested::Withheld).is_some());
+                && pick(inner, &st, &st.versions.current(), requested).is_some());
         if !busy {
             return Ok(());
         }

@@ -43,15 +43,12 @@ impl InlineBudget {
         }
     }
 
-    /// The budget of a wait for an idle database: every flush, and no job that a policy asks
-    /// for on its own (no write made it due, and reads can ask for more without end).
+    /// The budget of a wait for an idle database: every flush, and the float-ups one call may
+    /// run (those pending when it began), however many rounds the wait takes.
     pub(crate) fn for_wait() -> InlineBudget {
         InlineBudget {
             flushes: usize::MAX,
-            requested: 0,
-            jobs: 0,
-            requested_run: 0,
-            started: Instant::now(),
+            ..InlineBudget::new(0)
         }
     }
 
@@ -163,10 +160,16 @@ mod tests {
     }
 
     #[test]
-    fn a_wait_never_offers_float_ups() {
+    fn a_wait_flushes_everything_and_runs_one_calls_float_ups() {
         let mut b = InlineBudget::for_wait();
+        for _ in 0..1000 {
+            assert!(b.take_flush());
+        }
+        for _ in 0..InlineBudget::FLOAT_UPS {
+            assert_eq!(b.requested(), Requested::Allowed);
+            b.count(&spec(CompactionKind::Policy("float-up")));
+        }
         assert_eq!(b.requested(), Requested::Withheld);
-        assert!(b.take_flush());
     }
 
     #[test]
