@@ -16,7 +16,7 @@
 
 use super::compare_inputs;
 use crate::analyse::numbers::statistics::{p_two_sided, t975};
-use crate::analyse::rounds::runs_to_decide::{runs_a_side, MAX_RUNS};
+use super::runs_to_decide::{runs_a_side, MAX_RUNS};
 use crate::run::records::expanded::Expanded;
 use crate::run::records::results::RunRecord;
 use crate::text::csv_line;

@@ -1,5 +1,5 @@
-//! The rounds of a sequential study (`lsmlab run --until-decided`): which runs the next round
-//! adds and when to stop, and how many runs a side would decide an undetermined comparison.
+//! The rounds of a sequential study (`lsmlab run --until-decided`): after the runs so far, which
+//! runs the next round adds, or why the study stops; tested on synthetic runs
+//! (`sequential_tests.rs`).
 
-pub mod runs_to_decide;
 pub mod sequential;
