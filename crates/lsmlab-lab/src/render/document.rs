@@ -3,12 +3,12 @@
 //! the directory, so `lsmlab report DIR` redraws it anywhere: the figures drawn, the claims
 //! table and the findings made into `sections::Sections`, written by `markdown` and `html`.
 
-use super::html::html;
-use super::markdown::markdown;
 use super::metric_table::metric_table;
+use super::page::html::html;
+use super::page::markdown::markdown;
+use super::page::sections::{FigureTable, Sections, Shown, SLOW_MARK, TABLE_HEAD};
 use super::panels::{self, Panel};
 use super::plots::{self, Chart};
-use super::sections::{FigureTable, Sections, Shown, SLOW_MARK, TABLE_HEAD};
 use super::setup::{engine_notes, setup_rows};
 use super::{heatmap, heatmap_plot};
 use crate::analyse::claims::verdicts::Outcome;

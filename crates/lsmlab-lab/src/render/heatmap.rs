@@ -4,8 +4,8 @@
 //! many-bar chart (15 workloads × 5 layouts) reads at a glance this way: the colour says which
 //! way and how far, the mark says whether the 95 % CI excludes 1.
 
+use super::page::sections::FigureTable;
 use super::panels::{axes_of, strip_common_prefix};
-use super::sections::FigureTable;
 use super::units::axis_label;
 use crate::analyse::numbers::statistics::{paired_ratio, Ratio};
 use crate::plan::matrix::Cell;

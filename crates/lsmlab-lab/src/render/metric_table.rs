@@ -2,8 +2,8 @@
 //! series, engine) and a column per metric, each cell the metric's mean and 95 % CI, so a
 //! figure of four metrics reads as one table rather than one per metric and engine.
 
+use super::page::sections::FigureTable;
 use super::panels::{point_of, strip_common_prefix, Panel};
-use super::sections::FigureTable;
 use super::units::axis_label;
 use crate::analyse::comparisons::summary::NOISY_CV;
 use crate::text::significant;

@@ -15,8 +15,8 @@
 //! does not.
 
 use super::compare_inputs;
-use crate::analyse::numbers::statistics::{p_two_sided, t975};
 use super::runs_to_decide::{runs_a_side, MAX_RUNS};
+use crate::analyse::numbers::statistics::{p_two_sided, t975};
 use crate::run::records::expanded::Expanded;
 use crate::run::records::results::RunRecord;
 use crate::text::csv_line;

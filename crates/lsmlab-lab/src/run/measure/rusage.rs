@@ -121,7 +121,7 @@ mod tests {
             exe.to_str().unwrap(),
             "--ignored",
             "--exact",
-            "study::run::rusage::tests::allocating_child",
+            "run::measure::rusage::tests::allocating_child",
             "--nocapture",
             "--test-threads=1",
         ]
