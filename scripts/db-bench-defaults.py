@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Prints the table of a db_bench's flag defaults, one flag a line (`name<TAB>type<TAB>default`),
 from what `db_bench --help` prints (gflags: `-name (help) type: T default: V`, wrapped over
-lines). crates/lsmlab-cli/tests/defaults.rs compares `lsmlab bench`'s defaults against the table
-checked in as crates/lsmlab-cli/tests/data/db_bench-<version>-defaults.tsv:
+lines). crates/lsmlab-drivers/tests/defaults.rs compares `lsmlab bench`'s defaults against the table
+checked in as crates/lsmlab-drivers/tests/data/db_bench-<version>-defaults.tsv:
 
     db_bench --help 2>&1 | scripts/db-bench-defaults.py "db_bench RocksDB 11.9.0 (release)" \
-        > crates/lsmlab-cli/tests/data/db_bench-11.9.0-defaults.tsv
+        > crates/lsmlab-drivers/tests/data/db_bench-11.9.0-defaults.tsv
 
 The first argument names the binary and version; it is written as a `#` comment line.
 """

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints the table of docs/bench.md: every flag of db_bench 7.8 and 11.x and what `lsmlab bench`
-does with it, from lsmlab's own flag lists (crates/lsmlab-cli/src/flags/table.rs, compat.rs) and
+does with it, from lsmlab's own flag lists (crates/lsmlab-drivers/src/flags/table.rs, compat.rs) and
 the flag names each db_bench prints with --help.
 
     scripts/db-bench-flag-table.py FLAGS_7_8.txt FLAGS_11_X.txt > table.md
@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
-flags_rs = (root / "crates/lsmlab-cli/src/flags/table.rs").read_text()
-compat_rs = (root / "crates/lsmlab-cli/src/flags/compat.rs").read_text()
+flags_rs = (root / "crates/lsmlab-drivers/src/flags/table.rs").read_text()
+compat_rs = (root / "crates/lsmlab-drivers/src/flags/compat.rs").read_text()
 
 macro = flags_rs[flags_rs.index("flags! {"):flags_rs.index("/// db_bench flags lsmlab knows but does not implement yet")]
 supported = re.findall(r"^    ([a-z0-9_]+): [^=]+ = ", macro, re.M)

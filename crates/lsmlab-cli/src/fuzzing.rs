@@ -3,9 +3,9 @@
 //! the fuzz crate, so that a test of this crate builds and runs them: the fuzz crate is not part
 //! of the workspace and would otherwise break unseen when a module moves.
 
-use crate::study::plan::spec::Plan;
-use crate::ycsb::properties::Properties;
-use crate::ycsb::workload::CoreWorkload;
+use lsmlab_drivers::ycsb::properties::Properties;
+use lsmlab_drivers::ycsb::workload::CoreWorkload;
+use lsmlab_lab::plan::spec::Plan;
 
 /// Any text parsed and checked as `lsmlab run PLAN.toml` does: a plan or a one-line error.
 /// Panics (the finding) on a multi-line error.

@@ -1,22 +1,31 @@
-//! The `lsmlab` command as a library: `bench` (db_bench-compatible), `ycsb` (YCSB's
-//! CoreWorkload), the study runner (`run`, `report`, `merge`) and the reliability tools, so that
-//! tests drive the same code the binary runs.
+//! The `lsmlab` command as a library, so that tests drive the same code the binary runs: its
+//! command line (`cli`), the reliability tools it holds itself (`stress`, and `inspect` for
+//! `check` and `dump`), the fuzzing entry points, and `run`, which hands each command to the
+//! crate that does it: `bench` and `ycsb` to `lsmlab-drivers`, `run`, `report`, `merge` and
+//! `compare` to `lsmlab-lab`.
+//!
+//! It may use every crate of the workspace; none uses it. Its cargo features `rocksdb`,
+//! `leveldb`, `fjall` and `rocksdb-bundled` forward to `lsmlab-drivers`.
+//!
+//! ```no_run
+//! // `lsmlab run experiments/quick.toml --dry-run`, as the binary runs it.
+//! let args: Vec<String> = ["run", "experiments/quick.toml", "--dry-run"]
+//!     .iter()
+//!     .map(|s| s.to_string())
+//!     .collect();
+//! lsmlab_cli::run(&args)?;
+//! # Ok::<(), lsmlab_cli::CliError>(())
+//! ```
 
-pub mod bench;
 pub mod cli;
-pub mod engine;
-pub mod error;
-pub mod flags;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod inspect;
-pub mod readout;
 pub mod stress;
-pub mod study;
-pub mod suggest;
-pub mod ycsb;
 
-pub use error::{CliError, CliResult};
+pub use lsmlab_drivers::error::{CliError, CliResult};
+use lsmlab_drivers::{bench, ycsb};
+use lsmlab_lab::{analyse, commands, run::records::merge};
 
 /// Runs the command line `args` (without the program name).
 pub fn run(args: &[String]) -> CliResult<()> {
@@ -30,19 +39,19 @@ pub fn run(args: &[String]) -> CliResult<()> {
         Command::Stress(p) => stress::main(&p.args),
         Command::Check(p) => inspect::check_main(&p.args),
         Command::Dump(p) => inspect::dump::main(&p.args),
-        Command::Run(a) => study::commands::run_main(&a),
+        Command::Run(a) => commands::run_main(&a),
         Command::Report {
             dir,
             check_claims,
             allow_missing,
             plan,
-        } => study::commands::report_main(&dir, check_claims, allow_missing, plan.as_deref()),
+        } => commands::report_main(&dir, check_claims, allow_missing, plan.as_deref()),
         Command::Compare {
             baseline,
             candidate,
             threshold,
             csv,
-        } => study::analyse::regression::compare_main(
+        } => analyse::comparisons::regression::compare_main(
             &baseline,
             &candidate,
             threshold,
@@ -52,10 +61,6 @@ pub fn run(args: &[String]) -> CliResult<()> {
             dirs,
             out,
             allow_missing,
-        } => study::commands::merge_main(
-            &dirs,
-            &out,
-            study::run::merge::MergeOptions { allow_missing },
-        ),
+        } => commands::merge_main(&dirs, &out, merge::MergeOptions { allow_missing }),
     }
 }

@@ -6,8 +6,8 @@
 mod common;
 
 use common::lsmlab;
-use lsmlab_cli::engine::lsmlab::{options, write_options};
-use lsmlab_cli::flags::{parse, Parsed, SUPPORTED};
+use lsmlab_drivers::engine::lsmlab::{options, write_options};
+use lsmlab_drivers::flags::{parse, Parsed, SUPPORTED};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 const ABSURD: &[&str] = &[
@@ -109,8 +109,8 @@ fn every_stress_flag_with_absurd_values_parses_or_names_itself() {
 
 #[test]
 fn every_ycsb_property_with_absurd_values_loads_or_names_itself() {
-    use lsmlab_cli::ycsb::properties::Properties;
-    use lsmlab_cli::ycsb::workload::CoreWorkload;
+    use lsmlab_drivers::ycsb::properties::Properties;
+    use lsmlab_drivers::ycsb::workload::CoreWorkload;
     let names = [
         "recordcount",
         "operationcount",
@@ -158,8 +158,8 @@ fn every_ycsb_property_with_absurd_values_loads_or_names_itself() {
 /// term before the first operation. They are built in well under a second now.
 #[test]
 fn zipfian_generators_over_huge_counts_are_built_at_once() {
-    use lsmlab_cli::ycsb::properties::Properties;
-    use lsmlab_cli::ycsb::workload::CoreWorkload;
+    use lsmlab_drivers::ycsb::properties::Properties;
+    use lsmlab_drivers::ycsb::workload::CoreWorkload;
     for text in [
         "recordcount=281474976710656\nrequestdistribution=latest\noperationcount=1\n",
         "recordcount=1000\nscanlengthdistribution=zipfian\nmaxscanlength=1777777777777772\n",
@@ -258,7 +258,7 @@ fn ycsb_insert_range_and_key_length_bounds_are_refused_naming_the_property() {
 
 #[test]
 fn the_documented_settle_property_draws_no_warning() {
-    use lsmlab_cli::ycsb::properties::Properties;
+    use lsmlab_drivers::ycsb::properties::Properties;
     let mut p = Properties::default();
     p.load_str("lsmlab.settle=true\nlsmlab.seed=3\nrecordcount=10\n");
     assert_eq!(p.unknown_warnings(), Vec::<String>::new());

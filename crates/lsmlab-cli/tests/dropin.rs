@@ -282,7 +282,7 @@ fn rocksdb_benchmark_sh_runs_unchanged_and_fills_its_report() {
 /// docs/bench.md's table of every db_bench flag says what the code does with each.
 #[test]
 fn the_flag_table_in_the_docs_matches_the_code() {
-    use lsmlab_cli::flags::{self, compat};
+    use lsmlab_drivers::flags::{self, compat};
     let doc =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/bench.md"))
             .unwrap();

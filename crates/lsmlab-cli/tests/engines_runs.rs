@@ -4,11 +4,11 @@
 //! by one run is read by the next (`--use_existing_db`), and flags an engine cannot honour are
 //! refused by name.
 
-use lsmlab_cli::bench::json::BenchmarkRecord;
-use lsmlab_cli::bench::random::Random64;
-use lsmlab_cli::flags::{parse, Parsed};
-use lsmlab_cli::ycsb::measure::Op;
-use lsmlab_cli::ycsb::{self, Phase};
+use lsmlab_drivers::bench::json::BenchmarkRecord;
+use lsmlab_drivers::bench::random::Random64;
+use lsmlab_drivers::flags::{parse, Parsed};
+use lsmlab_drivers::ycsb::measure::Op;
+use lsmlab_drivers::ycsb::{self, Phase};
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -28,7 +28,7 @@ fn try_bench(
         panic!("help")
     };
     let mut out = Vec::new();
-    let recs = lsmlab_cli::bench::run(&flags, &explicit, &mut out, false).map_err(|e| e.0)?;
+    let recs = lsmlab_drivers::bench::run(&flags, &explicit, &mut out, false).map_err(|e| e.0)?;
     Ok((recs, String::from_utf8(out).unwrap()))
 }
 

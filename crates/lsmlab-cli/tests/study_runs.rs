@@ -1196,10 +1196,7 @@ fn runs_record_their_times_load_and_the_build_commit() {
     let env: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("environment.json")).unwrap())
             .unwrap();
-    assert_eq!(
-        env["git_commit"].as_str().unwrap(),
-        env!("LSMLAB_GIT_COMMIT")
-    );
+    assert_eq!(env["git_commit"].as_str().unwrap(), lsmlab_lab::GIT_COMMIT);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| time (UTC) | first run started "), "{md}");
     assert!(md.contains("| load average | "), "{md}");

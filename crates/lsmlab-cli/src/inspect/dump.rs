@@ -1,7 +1,6 @@
 //! `lsmlab dump FILE`: a table (properties, index, entries), a blob file (its records), a WAL
 //! (its batches) or a MANIFEST (its edits), in readable form. The kind comes from the name.
 
-use crate::error::{CliError, CliResult};
 use lsmlab::blob::{BlobFileReader, BlobIndex};
 use lsmlab::env::{Env, IoCategory, PosixFs};
 use lsmlab::key::{parse_internal_key, ValueKind};
@@ -9,6 +8,7 @@ use lsmlab::sst::{BlockFetch, TableReader};
 use lsmlab::version::VersionEdit;
 use lsmlab::wal::{LogReader, ReadOutcome};
 use lsmlab::{Statistics, WriteBatch};
+use lsmlab_drivers::error::{CliError, CliResult};
 use std::fmt::Write;
 use std::path::Path;
 use std::sync::Arc;

@@ -4,32 +4,10 @@
 
 pub mod dump;
 
-use crate::error::{CliError, CliResult};
 use lsmlab::env::PosixFs;
-use lsmlab::filename::FileKind;
+use lsmlab_drivers::error::{CliError, CliResult};
 use std::path::Path;
 use std::sync::Arc;
-
-/// The error for a command that needs an existing database at `path` and finds no CURRENT
-/// file: if the directory holds database files, it is a damaged database and the advice is
-/// `lsmlab check`; only a directory without any is told how to make one (`load`), since making
-/// one deletes what is there.
-pub fn no_database(what: &str, path: &str, load: &str) -> CliError {
-    let owned = std::fs::read_dir(path).map_or(Vec::new(), |d| {
-        d.filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|n| lsmlab::filename::parse(n).is_some_and(|(k, _)| k != FileKind::Lock))
-            .collect()
-    });
-    match owned.first() {
-        Some(n) => CliError::new(format!(
-            "{what}: {path} holds database files ({n}, {} in all) but no CURRENT file: a damaged database; run `lsmlab check {path}` and keep the directory until it is understood",
-            owned.len()
-        )),
-        None => CliError::new(format!(
-            "{what}: no database at {path} (no CURRENT file); {load}"
-        )),
-    }
-}
 
 /// Usage of `lsmlab check`.
 pub const CHECK_USAGE: &str = "usage: lsmlab check DB [--wal_dir=DIR] [--num_levels=N] [--wal_recovery_mode=0..3] [--paranoid_checks=0|1]

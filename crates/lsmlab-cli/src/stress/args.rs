@@ -1,8 +1,8 @@
 //! The flags of `lsmlab stress`.
 
 use super::killfs::KillPoint;
-use crate::error::{CliError, CliResult};
 use lsmlab::Layout;
+use lsmlab_drivers::error::{CliError, CliResult};
 use std::path::PathBuf;
 
 /// Usage of `lsmlab stress`.

@@ -7,7 +7,7 @@
 //! one — anything else is a lost or invented write. Each slot is written with one `pwrite`,
 //! which the kernel keeps when the process is killed.
 
-use crate::error::{CliError, CliResult};
+use lsmlab_drivers::error::{CliError, CliResult};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::Path;

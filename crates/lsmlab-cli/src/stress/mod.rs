@@ -10,13 +10,13 @@ pub mod killfs;
 pub mod values;
 pub mod worker;
 
-use crate::error::{CliError, CliResult};
 use args::StressArgs;
 use config::{Rng, RunConfig};
 use expected::ExpectedState;
 use killfs::KillFs;
 use lsmlab::env::PosixFs;
 use lsmlab::{Db, Options, Ticker};
+use lsmlab_drivers::error::{CliError, CliResult};
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
