@@ -8,27 +8,9 @@
 
 use super::{Rule, Verdict};
 use crate::analyse::numbers::anytime::half_width;
+use crate::analyse::numbers::anytime::simulation::Rng;
 use crate::analyse::numbers::student::t975;
 use crate::plan::claims::{Claim, Relation};
-
-/// splitmix64 with Box–Muller normals: seeded, so every run of the test sees the same studies.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn normal(&mut self) -> f64 {
-        let u = ((self.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
-        let v = ((self.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    }
-}
 
 const STUDIES: usize = 10_000;
 const SIGMA: f64 = 0.15;

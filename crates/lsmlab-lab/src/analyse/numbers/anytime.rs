@@ -180,7 +180,7 @@ pub fn grouped_paired_ratio(a: &[f64], b: &[f64], groups: &[usize]) -> Option<Ra
 }
 
 #[cfg(test)]
-mod simulation;
+pub(crate) mod simulation;
 
 #[cfg(test)]
 mod tests {

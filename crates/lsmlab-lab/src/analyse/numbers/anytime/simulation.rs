@@ -9,8 +9,9 @@ use crate::analyse::claims::pooled::verdict_of;
 use crate::analyse::numbers::statistics::{self, Ratio};
 use crate::plan::claims::Relation;
 
-/// splitmix64 with Box–Muller normals: seeded, so every run of the test sees the same studies.
-struct Rng(u64);
+/// splitmix64 with Box–Muller normals: seeded, so every run of a test sees the same studies
+/// (this simulation's and the verdicts', `claims::effect`).
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -25,7 +26,7 @@ impl Rng {
         ((self.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
     }
 
-    fn normal(&mut self) -> f64 {
+    pub(crate) fn normal(&mut self) -> f64 {
         let (u, v) = (self.uniform(), self.uniform());
         (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
     }
