@@ -121,7 +121,7 @@ pub fn load_all(dir: &Path) -> CliResult<Vec<RunRecord>> {
         if let Some((m, v)) = rec
             .metrics
             .iter()
-            .find(|(m, v)| m.ends_with("wall_s") && !(**v >= 0.0))
+            .find(|(m, v)| m.ends_with("wall_s") && (v.is_nan() || **v < 0.0))
         {
             return Err(CliError::new(format!(
                 "{}: metrics.{m} is {v}; allowed 0 or more (seconds)",
