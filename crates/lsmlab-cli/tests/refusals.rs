@@ -297,3 +297,35 @@ fn dump_limit_caps_a_manifest_too() {
     );
     assert!(one.contains(&format!("{edits} edits; end: ")), "{one}");
 }
+
+#[test]
+fn the_lsmlab_block_shows_inline_work_with_deterministic_background_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = format!("--db={}", tmp.path().join("db").display());
+    let json = tmp.path().join("b.json");
+    let (code, out, err) = lsmlab(&[
+        "bench",
+        &db,
+        "--benchmarks=fillrandom",
+        "--num=20000",
+        "--write_buffer_size=65536",
+        "--deterministic_background=true",
+        &format!("--json={}", json.display()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("lsmlab inline_work          : longest "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("run inline by one call since open"), "{line}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let text = v.to_string();
+    assert!(text.contains("\"inline_work\":{\"float_ups\""), "{text}");
+    let (code, out, err) = lsmlab(&["bench", &db, "--benchmarks=fillseq", "--num=100"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("lsmlab inline_work          : n/a (background threads"),
+        "{out}"
+    );
+}
