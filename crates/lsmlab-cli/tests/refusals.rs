@@ -329,3 +329,29 @@ fn the_lsmlab_block_shows_inline_work_with_deterministic_background_only() {
         "{out}"
     );
 }
+
+#[test]
+fn a_heatmap_baseline_is_a_series_value_as_the_matrix_writes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let text = |baseline: &str| {
+        BENCH_PLAN.replace(
+            "AXIS",
+            "value_size = [64, 128]\nuse_ribbon_filter = [false, true]",
+        ) + &format!(
+            "[[figure]]\ntitle = \"h\"\nkind = \"heatmap\"\nmetrics = [\"fillrandom.ops_per_sec\"]\nx = \"value_size\"\nseries = \"use_ribbon_filter\"\nbaseline = {baseline}\n"
+        )
+    };
+    let p = plan(d, "h.toml", &text("true"));
+    let (code, _, err) = lsmlab(&["run", p.as_str(), "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    let p = plan(d, "h.toml", &text("[1]"));
+    let args = ["run", p.as_str(), "--dry-run"];
+    let (code, _, err) = lsmlab(&args);
+    one_line(
+        &args,
+        code,
+        &err,
+        &["figure.baseline: [1]; allowed one value"],
+    );
+}
