@@ -102,9 +102,20 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
 fn source(args: &RunArgs) -> CliResult<Source> {
     let (dir, plan_text, scale, seed, shard, plan_dir, repetitions) = match &args.resume {
         Some(dir) => {
+            if args.shard.is_some() {
+                // The shard is the study's, recorded in plan.json: another would be ignored.
+                return Err(CliError::new(format!(
+                    "--shard: not with --resume; {} resumes the shard it was started with",
+                    dir.display()
+                )));
+            }
             let e: Expanded = serde_json::from_str(
-                &std::fs::read_to_string(dir.join("plan.json"))
-                    .map_err(|e| CliError::new(format!("--resume {}: {e}", dir.display())))?,
+                &std::fs::read_to_string(dir.join("plan.json")).map_err(|e| {
+                    CliError::new(format!(
+                        "--resume {}: not a results directory (plan.json: {e}); start a study with lsmlab run PLAN --out DIR",
+                        dir.display()
+                    ))
+                })?,
             )
             .map_err(|e| CliError::new(format!("--resume {}: plan.json: {e}", dir.display())))?;
             let text = std::fs::read_to_string(dir.join("plan.toml"))
@@ -131,6 +142,9 @@ fn source(args: &RunArgs) -> CliResult<Source> {
                 .unwrap_or_default();
             let plan = Plan::parse(&text)?;
             let scale = plan.pick_scale(args.scale.as_deref())?;
+            if let Some(out) = &args.out {
+                check_out_dir(out)?;
+            }
             let dir = args.out.clone().unwrap_or_else(|| {
                 PathBuf::from("results").join(format!(
                     "{stem}-{}-{}",
@@ -157,6 +171,37 @@ fn source(args: &RunArgs) -> CliResult<Source> {
     })
 }
 
+/// `run --out DIR`: a new directory, an empty one, or a results directory (its `plan.json`
+/// says whether it holds this study); never a file, nor a directory of other files, which the
+/// study's own files (`report.html`, `runs/`, ...) would replace.
+fn check_out_dir(out: &Path) -> CliResult<()> {
+    let Ok(meta) = std::fs::metadata(out) else {
+        return Ok(());
+    };
+    if !meta.is_dir() {
+        return Err(CliError::new(format!(
+            "--out {}: a file, not a directory; give a new or empty directory",
+            out.display()
+        )));
+    }
+    if out.join("plan.json").is_file() {
+        return Ok(());
+    }
+    let mut entries = std::fs::read_dir(out)
+        .map_err(|e| CliError::new(format!("--out {}: {e}", out.display())))?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        // An interrupted first run leaves `runs/` before its plan.json.
+        .filter(|n| n != "runs");
+    match entries.next() {
+        None => Ok(()),
+        Some(first) => Err(CliError::new(format!(
+            "--out {}: holds files that are not a study's results (e.g. {first}); give a new or empty directory, or a results directory to resume",
+            out.display()
+        ))),
+    }
+}
+
 /// The plan at its scale expanded into cells, engines and the run order.
 fn expand(args: &RunArgs, src: &Source, lsmlab_bin: &Path) -> CliResult<Prepared> {
     let (plan_text, scale_arg, seed_arg) = (&src.plan_text, &src.scale, src.seed);
@@ -166,6 +211,14 @@ fn expand(args: &RunArgs, src: &Source, lsmlab_bin: &Path) -> CliResult<Prepared
     if let Some(r) = args.repetitions {
         if r == 0 {
             return Err(CliError::new("--repetitions: 0; allowed 1 or more"));
+        }
+        if let Some(ran) = reps_recorded.filter(|ran| r < *ran) {
+            // The results directory records the repetitions; fewer would leave its runs
+            // outside the study and every later command on it failing.
+            return Err(CliError::new(format!(
+                "--repetitions: {r} is below the {ran} the study in {} was started with; allowed {ran} or more",
+                src.dir.display()
+            )));
         }
         plan.repetitions = r;
     } else if let Some(r) = reps_recorded {
@@ -398,8 +451,8 @@ fn run_all(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
             }
         }
     }
-    write(&dir.join("plan.toml"), plan_text)?;
-    write(&dir.join("plan.json"), &json(&expanded)?)?;
+    results::write_atomic(&dir.join("plan.toml"), plan_text)?;
+    results::write_atomic(&dir.join("plan.json"), &json(&expanded)?)?;
     let db_dir = runner::db_dir(&plan, dir);
     let versions: BTreeMap<String, String> = engines
         .iter()
@@ -505,12 +558,21 @@ pub fn finish(dir: &Path) -> CliResult<Finished> {
 /// `finish`, drawing a directory with runs missing when `allow_missing` (the report's setup
 /// names them).
 pub fn finish_allowing(dir: &Path, allow_missing: bool) -> CliResult<Finished> {
-    let expanded: Expanded = serde_json::from_str(
+    let expanded: Expanded = read_expanded(dir)?;
+    finish_with(dir, allow_missing, expanded)
+}
+
+fn read_expanded(dir: &Path) -> CliResult<Expanded> {
+    serde_json::from_str(
         &std::fs::read_to_string(dir.join("plan.json")).map_err(|e| {
             CliError::new(format!("{}: not a results directory ({e})", dir.display()))
         })?,
     )
-    .map_err(|e| CliError::new(format!("{}/plan.json: {e}", dir.display())))?;
+    .map_err(|e| CliError::new(format!("{}/plan.json: {e}", dir.display())))
+}
+
+/// `finish_allowing` with the plan `expanded` in place of the directory's own.
+fn finish_with(dir: &Path, allow_missing: bool, expanded: Expanded) -> CliResult<Finished> {
     let env: environment::Environment = std::fs::read_to_string(dir.join("environment.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
@@ -581,29 +643,29 @@ pub fn report_main(
     allow_missing: bool,
     plan: Option<&Path>,
 ) -> CliResult<()> {
-    if let Some(path) = plan {
-        adopt_plan(dir, path)?;
-    }
-    finish_allowing(dir, allow_missing)?.conclude(check_claims)
+    let Some(path) = plan else {
+        return finish_allowing(dir, allow_missing)?.conclude(check_claims);
+    };
+    let (x, text) = revised_plan(dir, path)?;
+    let finished = finish_with(dir, allow_missing, x.clone())?;
+    // Recorded last, once the report of it is written: a report that fails keeps the plan
+    // the runs were made with. plan.json first, as `run --resume` reads it first.
+    results::write_atomic(&dir.join("plan.json"), &json(&x)?)?;
+    results::write_atomic(&dir.join("plan.toml"), &text)?;
+    finished.conclude(check_claims)
 }
 
 /// `report --plan`: the edited plan checked against the one the runs were made with
-/// (`revision::revise`), then recorded in `plan.json` and `plan.toml` in its place, so a later
-/// `report DIR` or `run --resume DIR` reads the same plan.
-fn adopt_plan(dir: &Path, path: &Path) -> CliResult<()> {
-    let json_path = dir.join("plan.json");
-    let mut x: Expanded =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).map_err(|e| {
-            CliError::new(format!("{}: not a results directory ({e})", dir.display()))
-        })?)
-        .map_err(|e| CliError::new(format!("{}: {e}", json_path.display())))?;
+/// (`revision::revise`), to be recorded in `plan.json` and `plan.toml` in its place, so a later
+/// `report DIR` or `run --resume DIR` reads the same plan; and the edited plan's text.
+fn revised_plan(dir: &Path, path: &Path) -> CliResult<(Expanded, String)> {
+    let mut x = read_expanded(dir)?;
     let (edited, text) = Plan::load(path)?;
     x.plan = super::plan::revision::revise(&x.plan, &edited, x.scale.as_deref())
         .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
     x.title = x.plan.title.clone();
     x.plan_hash = fingerprint(&[&text, x.scale.as_deref().unwrap_or("")]);
-    write(&dir.join("plan.toml"), &text)?;
-    write(&json_path, &json(&x)?)
+    Ok((x, text))
 }
 
 /// `lsmlab merge DIR... --out OUT`: built in `OUT.partial` and renamed to OUT once merged,

@@ -88,7 +88,7 @@ pub fn main(args: &[String]) -> CliResult<()> {
     } else if name.ends_with(".log") {
         wal(&env, path, limit, &mut out)
     } else if name.starts_with("MANIFEST-") {
-        manifest(&env, path, &mut out)
+        manifest(&env, path, limit, &mut out)
     } else {
         return Err(CliError::new(format!(
             "dump: {file}: not a table (.sst), blob file (.blob), WAL (.log) or MANIFEST-NNNNNN"
@@ -267,7 +267,7 @@ fn outcome(o: &ReadOutcome) -> String {
     }
 }
 
-fn manifest(env: &Env, path: &Path, out: &mut String) -> lsmlab::Result<()> {
+fn manifest(env: &Env, path: &Path, limit: u64, out: &mut String) -> lsmlab::Result<()> {
     let data = env.read_file(path, IoCategory::Other)?;
     let mut reader = LogReader::new(&data, path);
     let _ = writeln!(out, "MANIFEST {}", path.display());
@@ -278,6 +278,10 @@ fn manifest(env: &Env, path: &Path, out: &mut String) -> lsmlab::Result<()> {
             break;
         };
         n += 1;
+        // Counted past the limit, as a WAL's batches are, so the total stays whole.
+        if n > limit {
+            continue;
+        }
         let e = match VersionEdit::decode(rec) {
             Ok(e) => e,
             Err(m) => {

@@ -120,6 +120,7 @@ pub fn parse(args: &[String]) -> CliResult<Parsed> {
         ));
     }
     flags.validate()?;
+    flags.validate_explicit(&set, &|n| format!("--{n}"))?;
     let engine = flags.engine_kind()?;
     let settings = flags.settings()?;
     flags

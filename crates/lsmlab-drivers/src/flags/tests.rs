@@ -403,7 +403,7 @@ fn filters_by_level_are_refused_where_an_engine_lacks_them() {
     assert_eq!(refusal(RocksDb, &["--optimize_filters_for_hits=1"]), None);
     for kind in [RocksDb, LevelDb, Fjall] {
         assert_eq!(
-            refusal(kind, &["--bloom_allocation=monkey"]).as_deref(),
+            refusal(kind, &["--bloom_allocation=monkey", "--bloom_bits=10"]).as_deref(),
             Some("bloom_allocation")
         );
         assert_eq!(
@@ -490,10 +490,19 @@ fn universal_refusals_name_the_flag() {
             Some("compaction_style")
         );
         assert_eq!(
-            refusal(kind, &["--universal_size_ratio=5"]).as_deref(),
-            Some("universal_size_ratio")
+            refusal(kind, &["--compaction_style=1", "--universal_size_ratio=5"]).as_deref(),
+            Some("compaction_style")
         );
     }
+    // Universal flags under leveled compaction contradict it, whatever the engine.
+    let e = parse(&["--universal_size_ratio=5".to_string()])
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.starts_with("--universal_size_ratio: applies to universal compaction only"),
+        "{e}"
+    );
     assert_eq!(refusal(RocksDb, &["--compaction_style=0"]), None);
     assert_eq!(refusal(Lsmlab, &["--compaction_style=1"]), None);
 }

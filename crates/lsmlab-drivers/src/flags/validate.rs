@@ -90,6 +90,27 @@ impl BenchFlags {
             ),
         )?;
         check(
+            !(self.bloom_allocation.trim() == "monkey"
+                && self.bloom_bits <= 0.0
+                && self.bloom_bits_per_level.trim().is_empty()),
+            "bloom_allocation",
+            "monkey".into(),
+            &format!(
+                "monkey spreads --bloom_bits' memory over the levels, and --bloom_bits is {} (no filter); give --bloom_bits=N (e.g. 10), or --bloom_allocation=uniform",
+                self.bloom_bits
+            ),
+        )?;
+        let per_level = self.bloom_bits_per_level()?.len();
+        check(
+            per_level <= self.num_levels,
+            "bloom_bits_per_level",
+            format!("{:?}", self.bloom_bits_per_level),
+            &format!(
+                "{per_level} entries for --num_levels={}; allowed at most one per level",
+                self.num_levels
+            ),
+        )?;
+        check(
             self.min_level_to_compress >= -1 && self.min_level_to_compress < self.num_levels as i32,
             "min_level_to_compress",
             self.min_level_to_compress.to_string(),
@@ -104,6 +125,42 @@ impl BenchFlags {
         crate::engine::lsmlab::options(&self.settings()?)
             .validate()
             .map_err(engine_option_error)
+    }
+
+    /// Checks the flags `explicit` names (those the command line set) against the values they
+    /// contradict: a `--universal_*` flag with leveled compaction, `--compaction_style=0` with
+    /// `--layout=universal`. `name` spells a flag as the caller's command line does.
+    pub fn validate_explicit(
+        &self,
+        explicit: &[String],
+        name: &dyn Fn(&str) -> String,
+    ) -> CliResult<()> {
+        let universal = self.compaction_style == 1 || self.layout == "universal";
+        if let Some(u) = explicit
+            .iter()
+            .find(|n| n.starts_with("universal_"))
+            .filter(|_| !universal)
+        {
+            return Err(CliError::new(format!(
+                "{}: applies to universal compaction only, and the compaction is leveled; give {}=1 (or {}=universal), or leave {} out",
+                name(u),
+                name("compaction_style"),
+                name("layout"),
+                name(u)
+            )));
+        }
+        if self.compaction_style == 0
+            && self.layout == "universal"
+            && explicit.iter().any(|n| n == "compaction_style")
+        {
+            return Err(CliError::new(format!(
+                "{}: 0 (leveled) contradicts {}=universal, which compacts universal; give {}=1, or leave it out",
+                name("compaction_style"),
+                name("layout"),
+                name("compaction_style")
+            )));
+        }
+        Ok(())
     }
 
     /// The benchmark names of `--benchmarks`, checked.

@@ -247,6 +247,7 @@ impl EngineFigures for ForeignFigures {
         let _ = writeln!(s, "lsmlab float_ups            : n/a (lsmlab only)");
         let _ = writeln!(s, "lsmlab float_ups_undone     : n/a (lsmlab only)");
         let _ = writeln!(s, "lsmlab stalls               : n/a (lsmlab only)");
+        let _ = writeln!(s, "lsmlab inline_work          : n/a (lsmlab only)");
         let _ = writeln!(
             s,
             "lsmlab db_size              : {} (SST files {})",

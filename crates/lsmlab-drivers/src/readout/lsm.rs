@@ -166,12 +166,28 @@ pub struct LsmFigures {
     /// Float-ups undone: a compaction took a table they wrote out of level 0 within
     /// `fslsm_read_ratio_window` operations (`lsmlab.floatup.undone`).
     pub float_ups_undone: u64,
+    /// The longest stretch of background work one user call ran inline since open
+    /// (`lsmlab.inline-work.longest-*`); none unless `deterministic_background` is on, when
+    /// background work runs on its own threads and no call runs any.
+    pub inline_work: Option<InlineWork>,
     /// The FSLSM study's own metrics (docs/metrics.md), beside lsmlab's.
     pub sim: SimFigures,
     /// Bytes and pages moved per I/O category (`wal`, `flush`, `compaction`, `user`, …).
     pub io: BTreeMap<String, IoFigures>,
     /// Ticker deltas by RocksDB name.
     pub tickers: BTreeMap<String, u64>,
+}
+
+/// The longest stretch of background work one user call ran inline under
+/// `deterministic_background` (since open).
+#[derive(Debug, Clone, Copy, Serialize, Default, PartialEq, Eq)]
+pub struct InlineWork {
+    /// Background jobs (flushes, compactions, float-ups) in that stretch.
+    pub jobs: u64,
+    /// Of those, float-ups.
+    pub float_ups: u64,
+    /// Its length, microseconds.
+    pub micros: u64,
 }
 
 /// One I/O category's traffic during a benchmark.
@@ -267,8 +283,14 @@ impl LsmFigures {
             flush_bytes,
             compaction_write_bytes,
         );
+        let inline_work = opts.deterministic_background.then(|| InlineWork {
+            jobs: prop("lsmlab.inline-work.longest-jobs").unwrap_or(0),
+            float_ups: prop("lsmlab.inline-work.longest-float-ups").unwrap_or(0),
+            micros: prop("lsmlab.inline-work.longest-micros").unwrap_or(0),
+        });
         LsmFigures {
             sim,
+            inline_work,
             level0_files: layout.level0_files as u64,
             level0_floated_files: layout.level0_from_jobs.map(|n| n as u64),
             device_read_micros: t_r,
@@ -453,6 +475,20 @@ impl EngineFigures for LsmFigures {
                 .map_or_else(|| "none".to_string(), |n| n.to_string())
         );
         let _ = writeln!(s, "{}", self.stalls_line());
+        let _ = writeln!(
+            s,
+            "lsmlab inline_work          : {}",
+            match self.inline_work {
+                Some(w) => format!(
+                    "longest {} jobs ({} float-ups) in {:.3} s run inline by one call since open",
+                    w.jobs,
+                    w.float_ups,
+                    w.micros as f64 / 1e6
+                ),
+                None => "n/a (background threads; --deterministic_background runs the work inline)"
+                    .to_string(),
+            }
+        );
         let _ = writeln!(s, "{}", self.sim.to_line());
         let _ = writeln!(
             s,

@@ -4,7 +4,7 @@
 //! property and a flag of one name mean the same; the result is the engine-neutral
 //! [`EngineSettings`] every engine adapter reads.
 
-use super::properties::{is_engine_property, Properties, PREFIX};
+use super::properties::{is_bare_engine_option, is_engine_property, Properties, PREFIX};
 use crate::engine::EngineSettings;
 use crate::error::{CliError, CliResult};
 use crate::flags::set_engine_option;
@@ -41,6 +41,14 @@ fn flags(props: &Properties) -> CliResult<(BenchFlags, Vec<String>)> {
         flags.set_raw("layout", layout)?;
         set.push("layout".to_string());
     }
+    // Bare names first (`compaction_style`, as a study's axis names it), then `lsmlab.<name>`,
+    // which wins when both are given.
+    for (key, value) in props.all() {
+        if is_bare_engine_option(key) {
+            set_engine_option(&mut flags, "-p ", key, value)?;
+            set.push(key.to_string());
+        }
+    }
     for (key, value) in props.all() {
         if let Some(name) = key.strip_prefix(PREFIX).filter(|_| is_engine_property(key)) {
             set_engine_option(&mut flags, "-p lsmlab.", name, value)?;
@@ -51,11 +59,40 @@ fn flags(props: &Properties) -> CliResult<(BenchFlags, Vec<String>)> {
         let msg = e.to_string();
         let renamed = match msg.strip_prefix("--layout") {
             Some(rest) => format!("-p layout{rest}"),
-            None => msg.replacen("--", "-p lsmlab.", 1),
+            None => {
+                // Named as the property that set it: bare if only the bare name was given.
+                let name = msg
+                    .strip_prefix("--")
+                    .and_then(|m| m.split([':', '=']).next())
+                    .unwrap_or("");
+                let bare =
+                    props.get(name).is_some() && props.get(&format!("{PREFIX}{name}")).is_none();
+                msg.replacen("--", if bare { "-p " } else { "-p lsmlab." }, 1)
+            }
         };
         CliError::new(renamed)
     })?;
+    flags.validate_explicit(&set, &|n| {
+        let bare = props.get(n).is_some() && props.get(&format!("{PREFIX}{n}")).is_none();
+        if bare && n != "layout" {
+            format!("-p {n}")
+        } else {
+            property_name(n)
+        }
+    })?;
     Ok((flags, set))
+}
+
+/// Checks the engine options and names of a YCSB step's `-p` properties (`workload` aside: it
+/// names the `-P` file) as `lsmlab ycsb` would, without reading a workload file or opening a
+/// store: the study's plan check runs it on every cell.
+pub fn check_properties(pairs: &[(String, String)]) -> CliResult<()> {
+    let mut p = Properties::default();
+    for (k, v) in pairs.iter().filter(|(k, _)| k != "workload") {
+        super::properties::check_known(k)?;
+        p.set(k, v);
+    }
+    settings(&p, "db").map(|_| ())
 }
 
 /// How a YCSB command line names an engine option (`-p layout`, `-p lsmlab.<name>`).

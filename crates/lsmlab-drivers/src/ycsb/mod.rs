@@ -151,6 +151,9 @@ pub fn parse(args: &[String]) -> CliResult<Option<YcsbArgs>> {
     }
     for o in &overrides {
         props.set_pair(o)?;
+        if let Some((k, _)) = o.split_once('=') {
+            properties::check_known(k.trim())?;
+        }
     }
     let db = db
         .ok_or_else(|| CliError::new("--db: missing; give the database directory with --db=DIR"))?;

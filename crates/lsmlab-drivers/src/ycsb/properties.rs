@@ -11,9 +11,39 @@ pub const PREFIX: &str = "lsmlab.";
 /// `lsmlab.*` properties that belong to the driver, not the engine.
 const DRIVER: &[&str] = &["lsmlab.seed", "lsmlab.settle"];
 
-/// True if `key` sets an engine option (so it is not a CoreWorkload property).
+/// True if `key` sets an engine option (so it is not a CoreWorkload property): `layout`,
+/// `lsmlab.<option>`, or an engine option by its bare `lsmlab bench` flag name (as a study's
+/// matrix axis names it).
 pub fn is_engine_property(key: &str) -> bool {
-    key == "layout" || (key.starts_with(PREFIX) && !DRIVER.contains(&key))
+    key == "layout"
+        || (key.starts_with(PREFIX) && !DRIVER.contains(&key))
+        || is_bare_engine_option(key)
+}
+
+/// True if `key` is an engine option by its bare `lsmlab bench` flag name, not a CoreWorkload
+/// property.
+pub fn is_bare_engine_option(key: &str) -> bool {
+    !KNOWN.contains(&key) && crate::flags::engine_option_names().any(|n| n == key)
+}
+
+/// Refuses a property lsmlab does not read: one line naming it, the closest known name and
+/// what is allowed. `-p` overrides go through this; a workload file's other properties (YCSB's
+/// own files carry some) only warn.
+pub fn check_known(key: &str) -> CliResult<()> {
+    if KNOWN.contains(&key) || is_engine_property(key) {
+        return Ok(());
+    }
+    let names = KNOWN
+        .iter()
+        .copied()
+        .chain(["layout"])
+        .chain(crate::flags::engine_option_names());
+    let hint = closest(key, names)
+        .map(|c| format!("; did you mean {c}?"))
+        .unwrap_or_default();
+    Err(CliError::new(format!(
+        "-p {key}: unknown property{hint} (allowed: CoreWorkload's properties, layout, and the engine options by their lsmlab bench flag names, bare or as lsmlab.NAME)"
+    )))
 }
 
 /// Properties CoreWorkload (and lsmlab's YCSB driver) reads; others are ignored with a warning.

@@ -27,16 +27,58 @@ pub struct BudgetSpec {
     /// The wall time the study's runs may take in all, the plan's own repetitions included:
     /// `"90s"`, `"30m"`, `"4h"`, `"1h30m"`, `"2d"` (default: no limit). Set it to what the
     /// machine can be given; the rounds stop before one would not fit.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "wall_value")]
     pub wall: Option<String>,
     /// The most repetitions any cell gets (default 100); at least the plan's `repetitions`.
     /// Lower it when a claim on its boundary must not hold the machine for long.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "max_repetitions_value")]
     pub max_repetitions: Option<u32>,
 }
 
 fn yes() -> bool {
     true
+}
+
+/// `wall`: a duration string, or a whole number of seconds (`wall = 600` is `"600s"`); any
+/// other value is refused naming the key.
+fn wall_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Wall {
+        Text(String),
+        Seconds(i64),
+        Other(toml::Value),
+    }
+    // plan.json holds an unset wall as null.
+    match Option::<Wall>::deserialize(d)? {
+        None => Ok(None),
+        Some(Wall::Text(t)) => Ok(Some(t)),
+        Some(Wall::Seconds(n)) if n > 0 => Ok(Some(format!("{n}s"))),
+        Some(Wall::Seconds(n)) => Err(serde::de::Error::custom(format!(
+            "budget.wall: {n}; allowed a duration such as \"90s\", \"30m\", \"4h\", \"1h30m\", or seconds above 0"
+        ))),
+        Some(Wall::Other(v)) => Err(serde::de::Error::custom(format!(
+            "budget.wall: {v}; allowed a duration such as \"90s\", \"30m\", \"4h\", \"1h30m\", or seconds above 0"
+        ))),
+    }
+}
+
+/// `max_repetitions`: a whole number from 1; any other value is refused naming the key.
+fn max_repetitions_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    // plan.json holds an unset cap as null.
+    let Some(v) = Option::<toml::Value>::deserialize(d)? else {
+        return Ok(None);
+    };
+    match v
+        .as_integer()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n >= 1)
+    {
+        Some(n) => Ok(Some(n)),
+        None => Err(serde::de::Error::custom(format!(
+            "budget.max_repetitions: {v}; allowed 1 or more"
+        ))),
+    }
 }
 
 /// The limits a sequential study runs under, from the plan, the command line or the results

@@ -250,8 +250,26 @@ pub struct Figure {
     pub crossover: bool,
     /// A heat map's denominator: the series value every other is divided by (default: the
     /// series axis' first value). Set it to the value the question compares against.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "baseline_value"
+    )]
     pub baseline: Option<String>,
+}
+
+/// A heat map's `baseline`: a series value as the matrix writes it (`true`, `10`, `"fslsm"`),
+/// read as the text a cell's value is; a table or list is refused naming the key.
+fn baseline_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Option::<toml::Value>::deserialize(d)? {
+        None => Ok(None),
+        Some(v @ (toml::Value::Array(_) | toml::Value::Table(_) | toml::Value::Datetime(_))) => {
+            Err(serde::de::Error::custom(format!(
+                "figure.baseline: {v}; allowed one value of the series axis, e.g. \"fslsm\", 10 or true"
+            )))
+        }
+        Some(v) => Ok(Some(value_text(&v))),
+    }
 }
 
 fn default_kind() -> String {

@@ -198,6 +198,168 @@ fn values(x: &Expanded, records: &[RunRecord]) -> Values {
     out
 }
 
+/// What `compare` could not compare, one line each: a cell and engine with failed runs or no
+/// run on a side, a metric one side lacks, a metric with fewer than two positive values on a
+/// side (a 0 on one side: `compactions 0 → 16`). Metrics 0 in every run on both sides are equal
+/// and not listed.
+pub fn not_compared(
+    (bx, br, bmissing): (&Expanded, &[RunRecord], &[String]),
+    (cx, cr, cmissing): (&Expanded, &[RunRecord], &[String]),
+) -> Vec<NotCompared> {
+    let mut out = Vec::new();
+    // Runs by (cell, engine): (all, failed, missing ids) per side.
+    type Side = (usize, usize, Vec<String>);
+    let mut runs: BTreeMap<(String, String), [Side; 2]> = BTreeMap::new();
+    for (side, (x, records, missing)) in [(bx, br, bmissing), (cx, cr, cmissing)]
+        .into_iter()
+        .enumerate()
+    {
+        for r in records {
+            let label = x.cells.get(r.cell).map(|c| c.label()).unwrap_or_default();
+            let e = runs.entry((label, r.engine.clone())).or_default();
+            e[side].0 += 1;
+            if r.status != "ok" {
+                e[side].1 += 1;
+            }
+        }
+        for id in missing {
+            if let Some((cell, engine)) = cell_and_engine_of(x, id) {
+                runs.entry((cell, engine)).or_default()[side]
+                    .2
+                    .push(id.clone());
+            }
+        }
+    }
+    let side_name = ["baseline", "candidate"];
+    let mut whole_cell = Vec::new();
+    let mut explained = Vec::new();
+    for ((cell, engine), sides) in &runs {
+        let mut why = Vec::new();
+        for (i, (all, failed, missing)) in sides.iter().enumerate() {
+            if !missing.is_empty() {
+                why.push(format!(
+                    "{} {} runs missing ({})",
+                    missing.len(),
+                    side_name[i],
+                    missing.join(", ")
+                ));
+            }
+            if *all == 0 && missing.is_empty() {
+                why.push(format!("no run on the {} side", side_name[i]));
+            } else if *failed > 0 {
+                why.push(format!("{failed} of {all} {} runs failed", side_name[i]));
+            }
+        }
+        if !why.is_empty() {
+            explained.push((cell.clone(), engine.clone()));
+            out.push(NotCompared {
+                cell: cell.clone(),
+                engine: engine.clone(),
+                metric: None,
+                why: why.join(", "),
+                fails: true,
+            });
+        }
+        if sides.iter().any(|(all, failed, _)| all == failed) {
+            whole_cell.push((cell.clone(), engine.clone()));
+        }
+    }
+    let (base, cand) = (values(bx, br), values(cx, cr));
+    let positive = |v: &[f64]| v.iter().filter(|x| **x > 0.0 && x.is_finite()).count();
+    let keys: std::collections::BTreeSet<_> = base.keys().chain(cand.keys()).collect();
+    for k in keys {
+        if whole_cell.iter().any(|(c, e)| *c == k.0 && *e == k.1) {
+            continue;
+        }
+        let (a, b) = (base.get(k), cand.get(k));
+        let mut fails = true;
+        let why = match (a, b) {
+            (Some(_), None) => "only in the baseline".to_string(),
+            (None, Some(_)) => "only in the candidate".to_string(),
+            (Some(a), Some(b)) => {
+                let zero = |v: &[f64]| v.iter().all(|x| *x == 0.0);
+                if zero(a) && zero(b) {
+                    continue;
+                }
+                // Some runs 0 on both sides (a CPU time below the clock's tick) is too few
+                // values to compare, and said, but no failure: only 0 on one side is a change.
+                fails = zero(a) || zero(b);
+                if positive(a) >= 2 && positive(b) >= 2 {
+                    continue;
+                }
+                // Too few runs, already said of the cell: its failed or missing runs.
+                if (a.len() < 2 || b.len() < 2)
+                    && explained.iter().any(|(c, e)| *c == k.0 && *e == k.1)
+                {
+                    continue;
+                }
+                let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+                format!(
+                    "{} → {} (mean of {} and {} runs): {}",
+                    trim_number(mean(a)),
+                    trim_number(mean(b)),
+                    a.len(),
+                    b.len(),
+                    if fails {
+                        "0 on one side"
+                    } else {
+                        "fewer than two values above 0 on a side"
+                    }
+                )
+            }
+            (None, None) => continue,
+        };
+        out.push(NotCompared {
+            cell: k.0.clone(),
+            engine: k.1.clone(),
+            metric: Some(k.2.clone()),
+            why,
+            fails,
+        });
+    }
+    out
+}
+
+/// A cell and engine, or one of its metrics, that `compare` could not compare, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotCompared {
+    /// The cell's axes.
+    pub cell: String,
+    /// Engine.
+    pub engine: String,
+    /// The metric; `None` for the whole cell and engine.
+    pub metric: Option<String>,
+    /// Why.
+    pub why: String,
+    /// Whether it fails the comparison: failed or missing runs, a metric one side lacks or
+    /// has as 0 in every run; not a metric 0 in some runs of both sides.
+    pub fails: bool,
+}
+
+impl std::fmt::Display for NotCompared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cell {} engine {}", self.cell, self.engine)?;
+        if let Some(m) = &self.metric {
+            write!(f, " metric {m}")?;
+        }
+        write!(f, ": {}", self.why)
+    }
+}
+
+/// The cell label and engine of run id `cNNN-ENGINE-rN` of study `x`.
+fn cell_and_engine_of(x: &Expanded, id: &str) -> Option<(String, String)> {
+    let rest = id.strip_prefix('c')?;
+    let (cell, rest) = rest.split_once('-')?;
+    let (engine, _) = rest.rsplit_once("-r")?;
+    let cell: usize = cell.parse().ok()?;
+    Some((x.cells.get(cell)?.label(), engine.to_string()))
+}
+
+fn trim_number(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// Every (cell, engine, metric) both directories have, compared.
 pub fn compare(base: &Values, cand: &Values, threshold: f64) -> Vec<Change> {
     let mut tested = Vec::new();
@@ -376,26 +538,69 @@ pub fn compare_main(
         );
     }
     let changes = compare(&values(&bx, &br), &values(&cx, &cr), threshold);
+    let skipped = not_compared((&bx, &br, &bmissing), (&cx, &cr, &cmissing));
     if changes.is_empty() {
         return Err(CliError::new(format!(
-            "compare: {} and {} share no cell, engine and metric with two runs on each side",
+            "compare: {} and {} share no cell, engine and metric with two runs on each side{}",
             base.display(),
-            cand.display()
+            cand.display(),
+            match skipped.first() {
+                Some(first) => format!(" ({} not compared, e.g. {first})", skipped.len()),
+                None => String::new(),
+            }
         )));
     }
     if let Some(p) = csv_path {
-        std::fs::write(p, csv(&changes))
+        let mut text = csv(&changes);
+        for n in &skipped {
+            text.push_str(&not_compared_csv_line(n));
+        }
+        std::fs::write(p, text)
             .map_err(|e| CliError::new(format!("--csv {}: {e}", p.display())))?;
     }
     print!("{}", markdown(base, cand, &changes, threshold));
-    let slower = changes.iter().filter(|c| c.verdict == "slower").count();
-    if slower > 0 {
-        return Err(CliError::new(format!(
-            "compare: {slower} of {} figures slower by more than {threshold_pct} %",
-            changes.len()
-        )));
+    if !skipped.is_empty() {
+        print!(
+            "\n## Not compared\n\nFailed or missing runs, metrics one side lacks, metrics 0 on one side (these fail the comparison), and metrics with fewer than two values above 0 on a side have no change to measure:\n\n{}",
+            skipped.iter().map(|l| format!("- {l}\n")).collect::<String>()
+        );
     }
-    Ok(())
+    let slower = changes.iter().filter(|c| c.verdict == "slower").count();
+    let mut why = Vec::new();
+    if slower > 0 {
+        why.push(format!(
+            "{slower} of {} figures slower by more than {threshold_pct} %",
+            changes.len()
+        ));
+    }
+    let failing: Vec<&NotCompared> = skipped.iter().filter(|n| n.fails).collect();
+    if let Some(first) = failing.first() {
+        why.push(format!(
+            "{} cells or metrics not compared (listed under \"Not compared\"; first: {first})",
+            failing.len(),
+        ));
+    }
+    if why.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::new(format!("compare: {}", why.join("; "))))
+    }
+}
+
+/// A `not_compared` entry as a compare.csv row: its cell, engine and metric (empty for a
+/// whole cell), no figures, the verdict `not compared`.
+fn not_compared_csv_line(n: &NotCompared) -> String {
+    let mut fields = vec![
+        n.cell.clone(),
+        n.engine.clone(),
+        n.metric.clone().unwrap_or_default(),
+    ];
+    fields.extend(std::iter::repeat_n(String::new(), 7));
+    fields.push("not compared".to_string());
+    fields.push(String::new());
+    let mut row = csv_line(&fields);
+    row.push('\n');
+    row
 }
 
 #[cfg(test)]

@@ -121,6 +121,17 @@ impl Engine {
                 )))
             }
         };
+        if kind == Kind::Lsmlab && !Path::new(&binary).is_file() {
+            return Err(CliError::new(match &spec.binary {
+                Some(_) => format!(
+                    "engine {name}: binary {binary} does not exist; set [engine.{name}] binary, {} or --binary {name}=PATH",
+                    env_var(name)
+                ),
+                None => format!(
+                    "engine {name}: binary {binary} does not exist; give the lsmlab program with --lsmlab PATH"
+                ),
+            }));
+        }
         if kind != Kind::Lsmlab && !Path::new(&binary).is_file() {
             return Err(CliError::new(format!(
                 "engine {name}: binary {binary} does not exist; set {} or --binary {name}=PATH",
@@ -389,7 +400,33 @@ impl Engine {
                         }
                     }
                 }
-                self.step_args(step, i, plan.flushes(i), &flags, &props, tmp, tmp)?;
+                let args = self.step_args(step, i, plan.flushes(i), &flags, &props, tmp, tmp)?;
+                if self.kind == Kind::Lsmlab {
+                    // The values too, as `lsmlab bench` / `lsmlab ycsb` check them before they
+                    // run: a cell every run of which would fail is refused here.
+                    let checked = match step.kind(i)? {
+                        // The values as lsmlab's driver checks them; what a library
+                        // driver cannot honour is `check_driver`'s.
+                        StepKind::Bench | StepKind::Settle => {
+                            let args: Vec<String> = args[1..]
+                                .iter()
+                                .filter(|a| !a.starts_with("--engine="))
+                                .cloned()
+                                .collect();
+                            lsmlab_drivers::flags::parse(&args).map(|_| ())
+                        }
+                        StepKind::YcsbLoad | StepKind::YcsbRun => {
+                            lsmlab_drivers::ycsb::engine_options::check_properties(&props)
+                        }
+                    };
+                    checked.map_err(|e| {
+                        CliError::new(format!(
+                            "engine {}: {e} (steps[{i}], cell {})",
+                            self.name,
+                            c.label()
+                        ))
+                    })?;
+                }
                 self.check_driver(step, i, plan.flushes(i), &flags, &props)?;
             }
         }

@@ -117,6 +117,17 @@ pub fn load_all(dir: &Path) -> CliResult<Vec<RunRecord>> {
                 rec.id
             )));
         }
+        // A duration below 0 is no measurement (projections of time would read it as one).
+        if let Some((m, v)) = rec
+            .metrics
+            .iter()
+            .find(|(m, v)| m.ends_with("wall_s") && (v.is_nan() || **v < 0.0))
+        {
+            return Err(CliError::new(format!(
+                "{}: metrics.{m} is {v}; allowed 0 or more (seconds)",
+                p.display()
+            )));
+        }
         out.push(rec);
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
