@@ -30,6 +30,15 @@ fn pct(v: f64) -> String {
     }
 }
 
+/// A factor with two significant digits (0.48, 1.6, 12), whole from 100.
+fn times(v: f64) -> String {
+    if !(v.is_finite() && v > 0.0) {
+        return "–".into();
+    }
+    let digits = (1 - v.log10().floor() as i32).max(0) as usize;
+    format!("{v:.digits$}")
+}
+
 /// A range in words: a ratio as "16–18 % lower", "between 5 % lower and 8 % higher" or
 /// "2.1–2.5×" when it reaches beyond halving or doubling; a metric's own value as "12.3–14.1".
 pub fn range_words(ratio: bool, est: f64, lo: f64, hi: f64) -> String {
@@ -51,10 +60,12 @@ pub fn range_words(ratio: bool, est: f64, lo: f64, hi: f64) -> String {
         return format!("{}× (one run, no interval)", significant(est));
     }
     if lo < 0.5 || hi > 2.0 {
-        return if significant(lo) == significant(hi) {
-            format!("{}×", significant(est))
+        return if times(lo) == times(hi) {
+            format!("{}×", times(est))
+        } else if lo < 1.0 && hi > 1.0 {
+            format!("{}× to {}×", times(lo), times(hi))
         } else {
-            format!("{}–{}×", significant(lo), significant(hi))
+            format!("{}–{}×", times(lo), times(hi))
         };
     }
     let (a, b) = ((lo - 1.0) * 100.0, (hi - 1.0) * 100.0);
@@ -133,7 +144,7 @@ fn detail(claim: &Claim, o: &Outcome) -> String {
 
 /// The claim as the sentence names it: its number, metric and what it compares.
 fn subject(i: usize, claim: &Claim) -> String {
-    let mut s = format!("{}. {}", i + 1, short_metric(&claim.metric));
+    let mut s = format!("Claim {} ({}", i + 1, short_metric(&claim.metric));
     if let Some(r) = &claim.ratio {
         s += &format!(
             ", {} {} against {}",
@@ -142,7 +153,7 @@ fn subject(i: usize, claim: &Claim) -> String {
             value_text(&r.b)
         );
     }
-    s
+    s + ")"
 }
 
 /// One sentence per claim that has outcomes, in the plan's order.
@@ -170,7 +181,7 @@ pub fn answer(claims: &[Claim], outcomes: &[Outcome]) -> Vec<String> {
                 if details.iter().all(|d| d.is_empty()) {
                     head
                 } else if details.iter().all(|d| *d == details[0]) {
-                    format!("{head}: {}", details[0])
+                    format!("{head}, {}", details[0])
                 } else {
                     let each: Vec<String> = names
                         .iter()
@@ -247,20 +258,24 @@ mod tests {
         // Reproduced on both engines alike: one clause, the range as a percentage.
         assert_eq!(
             a[0],
-            "1. filter_bits_per_key, use_ribbon_filter true against false: reproduced on lsmlab and rocksdb: 16–18 % lower."
+            "Claim 1 (filter_bits_per_key, use_ribbon_filter true against false): reproduced on lsmlab and rocksdb, 16–18 % lower."
         );
         // Open: the interval either way, and the projection.
-        assert!(a[1].starts_with("2. fillrandom.ops_per_sec, "), "{}", a[1]);
+        assert!(
+            a[1].starts_with("Claim 2 (fillrandom.ops_per_sec, "),
+            "{}",
+            a[1]
+        );
         assert!(
             a[1].contains(
-                "undecided on lsmlab: between 5 % lower and 8 % higher; ≈ 60 more repetitions would decide it."
+                "undecided on lsmlab, between 5 % lower and 8 % higher; ≈ 60 more repetitions would decide it."
             ),
             "{}",
             a[1]
         );
         // No effect: inside the smallest effect of a timing (3 %).
         assert!(
-            a[2].contains("no effect on lsmlab: between 1 % lower and 1 % higher, inside the ±3 % that matters"),
+            a[2].contains("no effect on lsmlab, between 1 % lower and 1 % higher, inside the ±3 % that matters"),
             "{}",
             a[2]
         );
@@ -279,7 +294,9 @@ mod tests {
         let a = answer(&claims, &outcomes);
         assert!(a[0].contains("the same direction but a smaller effect on lsmlab (8–12 % lower, where the seed has 0.2×) and lsmlab-rocksdb (18–22 % lower, where the seed has 0.2×)"), "{}", a[0]);
         assert!(
-            a[0].contains("; undecided on rocksdb: between 10 % lower and 10 % higher; too few runs yet"),
+            a[0].contains(
+                "; undecided on rocksdb, between 10 % lower and 10 % higher; too few runs yet"
+            ),
             "{}",
             a[0]
         );
@@ -287,12 +304,20 @@ mod tests {
 
     #[test]
     fn ranges_in_words() {
-        assert_eq!(range_words(true, 2.3, 2.1, 2.5), "2.10–2.50×");
+        assert_eq!(range_words(true, 2.3, 2.1, 2.5), "2.1–2.5×");
+        assert_eq!(range_words(true, 0.88, 0.478, 1.605), "0.48× to 1.6×");
+        assert_eq!(range_words(true, 0.8, 0.0842, 7.612), "0.084× to 7.6×");
         assert_eq!(range_words(true, 1.1, 1.05, 1.15), "5–15 % higher");
         assert_eq!(range_words(true, 1.0, 1.0, 1.0), "the same");
-        assert_eq!(range_words(true, 0.9, f64::NAN, f64::NAN), "0.900× (one run, no interval)");
+        assert_eq!(
+            range_words(true, 0.9, f64::NAN, f64::NAN),
+            "0.900× (one run, no interval)"
+        );
         assert_eq!(range_words(false, 13.0, 12.3, 14.1), "12.3–14.1");
         assert_eq!(short_metric("a+b.fpr"), "fpr");
-        assert_eq!(short_metric("fillrandom.ops_per_sec"), "fillrandom.ops_per_sec");
+        assert_eq!(
+            short_metric("fillrandom.ops_per_sec"),
+            "fillrandom.ops_per_sec"
+        );
     }
 }

@@ -72,14 +72,14 @@ pub fn rows(claims: &[Claim], outcomes: &[Outcome]) -> Vec<Row> {
 
 /// Image width; rows are `ROW` px apart.
 const WIDTH: i32 = 900;
-const ROW: i32 = 26;
-const TOP: i32 = 44;
+const ROW: i32 = 30;
+const TOP: i32 = 50;
 /// Room under the rows for the axis, its label and the key.
-const BOTTOM: i32 = 96;
+const BOTTOM: i32 = 92;
 /// Room at the right for the verdict.
-const RIGHT: i32 = 170;
+const RIGHT: i32 = 180;
 /// Labels are cut to this many characters.
-const LABEL_CHARS: usize = 46;
+const LABEL_CHARS: usize = 44;
 
 fn colour(i: usize) -> RGBColor {
     // Okabe–Ito without black, which is the seed's.
@@ -103,6 +103,46 @@ fn verdict_colour(v: Verdict) -> RGBColor {
     }
 }
 
+/// An entry of the key.
+enum Key {
+    Engine(usize),
+    Seed,
+    Zone,
+    Band,
+}
+
+/// Pixels between rows of the key.
+const KEY_ROW: i32 = 24;
+
+/// The key's rows the plot makes room for: the engines' names and the marks' texts, wrapped.
+fn key_rows(rows: &[Row]) -> i32 {
+    let mut names: Vec<&str> = Vec::new();
+    for r in rows {
+        if !names.contains(&r.engine.as_str()) {
+            names.push(&r.engine);
+        }
+    }
+    names.extend(["seed's value", NO_EFFECT, "about's band"]);
+    let (mut x, mut n) = (16, 1);
+    for name in names {
+        let w = 24 + key_width(name);
+        if x > 16 && x + w > WIDTH - 8 {
+            x = 16;
+            n += 1;
+        }
+        x += w + 28;
+    }
+    n
+}
+
+/// The key's text for the grey zone.
+const NO_EFFECT: &str = "no effect (smallest effect that matters)";
+
+/// The width of a key's text: ~7.2 px a character (size 16, mostly lower case).
+fn key_width(s: &str) -> i32 {
+    (s.chars().count() as f64 * 7.2) as i32
+}
+
 /// A row's label: claim and engine, cut to `LABEL_CHARS`.
 pub fn label(r: &Row) -> String {
     let full = format!("{} · {}", r.claim, r.engine);
@@ -115,14 +155,19 @@ pub fn label(r: &Row) -> String {
     format!("{claim}… · {}", r.engine)
 }
 
-/// Pixels of the label column: the longest label at ~7.5 px a character (13 px DejaVu Sans).
+/// Pixels of the label column: the longest label at ~7.6 px a character (plotters draws the
+/// size-16 font at about 12.5 px).
 fn left(rows: &[Row]) -> i32 {
-    let longest = rows.iter().map(|r| label(r).chars().count()).max().unwrap_or(10);
-    ((longest as f64 * 7.5) as i32 + 24).clamp(140, 380)
+    let longest = rows
+        .iter()
+        .map(|r| label(r).chars().count())
+        .max()
+        .unwrap_or(10);
+    ((longest as f64 * 7.6) as i32 + 24).clamp(140, 380)
 }
 
 fn height(rows: &[Row]) -> u32 {
-    (TOP + ROW * rows.len().max(1) as i32 + BOTTOM) as u32
+    (TOP + ROW * rows.len().max(1) as i32 + BOTTOM + KEY_ROW * (key_rows(rows) - 1)) as u32
 }
 
 /// The x range, as log10: every interval, estimate, seed, zone and 1, padded.
@@ -178,8 +223,8 @@ where
     root.fill(&WHITE).map_err(e)?;
     root.draw(&Text::new(
         "Claims at a glance: measured ratio (95 % CI) against the seed's",
-        (WIDTH / 2, 16),
-        text(17, HPos::Center),
+        (WIDTH / 2, 20),
+        text(20, HPos::Center),
     ))
     .map_err(e)?;
     let left = left(rows);
@@ -202,15 +247,15 @@ where
         .map_err(e)?;
         root.draw(&Text::new(
             tick_text(10f64.powf(t)),
-            (x, bottom + 14),
-            text(12, HPos::Center),
+            (x, bottom + 16),
+            text(15, HPos::Center),
         ))
         .map_err(e)?;
     }
     root.draw(&Text::new(
         "ratio (log scale); 1× = no difference",
-        ((x0 + x1) / 2, bottom + 34),
-        text(13, HPos::Center),
+        ((x0 + x1) / 2, bottom + 40),
+        text(16, HPos::Center),
     ))
     .map_err(e)?;
     let mut last_claim = "";
@@ -268,12 +313,12 @@ where
             ))
             .map_err(e)?;
         }
-        root.draw(&Text::new(label(r), (left - 12, y), text(13, HPos::Right)))
+        root.draw(&Text::new(label(r), (left - 12, y), text(16, HPos::Right)))
             .map_err(e)?;
         root.draw(&Text::new(
             r.verdict.text().to_string(),
             (x1 + 12, y),
-            TextStyle::from((FAMILY, 13).into_font().color(&verdict_colour(r.verdict)))
+            TextStyle::from((FAMILY, 16).into_font().color(&verdict_colour(r.verdict)))
                 .pos(Pos::new(HPos::Left, VPos::Center)),
         ))
         .map_err(e)?;
@@ -287,66 +332,71 @@ where
         ))
         .map_err(e)?;
     }
-    // The key: the engines, then the marks.
+    // The key: the engines, then the marks, in rows that fit the width.
     let mut engines: Vec<(usize, &str)> = Vec::new();
     for r in rows {
         if !engines.iter().any(|(c, _)| *c == r.colour) {
             engines.push((r.colour, &r.engine));
         }
     }
-    let ky = bottom + 62;
-    let mut x = 16;
-    for (ci, name) in engines {
-        root.draw(&PathElement::new(
-            vec![(x, ky), (x + 18, ky)],
-            colour(ci).stroke_width(3),
-        ))
-        .map_err(e)?;
-        root.draw(&Circle::new((x + 9, ky), 4, colour(ci).filled()))
-            .map_err(e)?;
-        root.draw(&Text::new(name.to_string(), (x + 24, ky), text(13, HPos::Left)))
-            .map_err(e)?;
-        x += 24 + (name.chars().count() as f64 * 7.5) as i32 + 22;
+    let mut entries: Vec<(Key, String)> = engines
+        .into_iter()
+        .map(|(c, n)| (Key::Engine(c), n.to_string()))
+        .collect();
+    entries.push((Key::Seed, "seed's value".into()));
+    entries.push((Key::Zone, NO_EFFECT.into()));
+    if rows.iter().any(|r| r.band.is_some()) {
+        entries.push((Key::Band, "about's band".into()));
     }
-    let d = 6;
-    root.draw(&PathElement::new(
-        vec![
-            (x + d, ky - d),
-            (x + 2 * d, ky),
-            (x + d, ky + d),
-            (x, ky),
-            (x + d, ky - d),
-        ],
-        BLACK.stroke_width(2),
-    ))
-    .map_err(e)?;
-    root.draw(&Text::new(
-        "seed's value",
-        (x + 2 * d + 6, ky),
-        text(13, HPos::Left),
-    ))
-    .map_err(e)?;
-    x += 2 * d + 6 + 100 + 22;
-    root.draw(&Rectangle::new(
-        [(x, ky - 7), (x + 18, ky + 7)],
-        grey.filled(),
-    ))
-    .map_err(e)?;
-    root.draw(&Text::new(
-        "no effect (smallest effect that matters)",
-        (x + 24, ky),
-        text(13, HPos::Left),
-    ))
-    .map_err(e)?;
-    x += 24 + 290 + 22;
-    if rows.iter().any(|r| r.band.is_some()) && x + 120 < WIDTH {
-        root.draw(&Rectangle::new(
-            [(x, ky - 7), (x + 18, ky + 7)],
-            RGBColor(150, 150, 150).stroke_width(1),
-        ))
-        .map_err(e)?;
-        root.draw(&Text::new("about's band", (x + 24, ky), text(13, HPos::Left)))
+    let (mut x, mut ky) = (16, bottom + 70);
+    for (k, name) in entries {
+        let w = 24 + key_width(&name);
+        if x > 16 && x + w > WIDTH - 8 {
+            x = 16;
+            ky += KEY_ROW;
+        }
+        match k {
+            Key::Engine(ci) => {
+                root.draw(&PathElement::new(
+                    vec![(x, ky), (x + 18, ky)],
+                    colour(ci).stroke_width(3),
+                ))
+                .map_err(e)?;
+                root.draw(&Circle::new((x + 9, ky), 4, colour(ci).filled()))
+                    .map_err(e)?;
+            }
+            Key::Seed => {
+                let (d, c) = (6, x + 9);
+                root.draw(&PathElement::new(
+                    vec![
+                        (c, ky - d),
+                        (c + d, ky),
+                        (c, ky + d),
+                        (c - d, ky),
+                        (c, ky - d),
+                    ],
+                    BLACK.stroke_width(2),
+                ))
+                .map_err(e)?;
+            }
+            Key::Zone => {
+                root.draw(&Rectangle::new(
+                    [(x, ky - 7), (x + 18, ky + 7)],
+                    grey.filled(),
+                ))
+                .map_err(e)?;
+            }
+            Key::Band => {
+                root.draw(&Rectangle::new(
+                    [(x, ky - 7), (x + 18, ky + 7)],
+                    RGBColor(150, 150, 150).stroke_width(1),
+                ))
+                .map_err(e)?;
+            }
+        }
+        root.draw(&Text::new(name, (x + 24, ky), text(16, HPos::Left)))
             .map_err(e)?;
+        x += w + 28;
     }
     Ok(())
 }
@@ -356,8 +406,8 @@ pub fn svg(rows: &[Row]) -> CliResult<String> {
     register_font();
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, (WIDTH as u32, height(rows)))
-            .into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut out, (WIDTH as u32, height(rows))).into_drawing_area();
         draw(root, rows).map_err(|e| CliError::new(format!("forest plot: {e}")))?;
     }
     Ok(out)
@@ -423,7 +473,8 @@ mod tests {
             "2. fillrandom.ops_per_sec · lsmlab",
             "2. fillrandom.ops_per_sec · rocksdb",
         ] {
-            assert_eq!(svg.matches(&format!(">{label}<")).count(), 1, "{label}");
+            // plotters writes a text's content on a line of its own.
+            assert_eq!(svg.matches(&format!(">\n{label}\n<")).count(), 1, "{label}");
         }
         assert!(!svg.contains("found_fraction"));
         // The seed's mark: a black diamond on every row, and one in the key.
@@ -432,7 +483,7 @@ mod tests {
             .filter(|l| l.contains("<polyline") && l.contains("stroke=\"#000000\""))
             .count();
         assert_eq!(diamonds, rows.len() + 1, "{svg}");
-        assert!(svg.contains(">seed&apos;s value<") || svg.contains(">seed's value<"));
+        assert!(svg.contains("\nseed&apos;s value\n") || svg.contains("\nseed's value\n"));
         assert!(!svg.contains("http://") || svg.matches("http://").count() == 1);
     }
 

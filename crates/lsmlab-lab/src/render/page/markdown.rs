@@ -23,7 +23,11 @@ pub fn markdown(s: &Sections) -> String {
     if !s.claims.is_empty() {
         let _ = writeln!(md, "## Claims of the seed\n");
         if let Some(f) = &s.forest {
-            let _ = writeln!(md, "![{}](plots/{}.svg)\n\n{FOREST_NOTE}\n", f.title, f.stem);
+            let _ = writeln!(
+                md,
+                "![{}](plots/{}.svg)\n\n{FOREST_NOTE}\n",
+                f.title, f.stem
+            );
         }
         let _ = writeln!(
             md,
