@@ -318,7 +318,9 @@ where
         root.draw(&Text::new(
             r.verdict.text().to_string(),
             (x1 + 12, y),
-            TextStyle::from((FAMILY, 16).into_font().color(&verdict_colour(r.verdict)))
+            (FAMILY, 16)
+                .into_font()
+                .color(&verdict_colour(r.verdict))
                 .pos(Pos::new(HPos::Left, VPos::Center)),
         ))
         .map_err(e)?;
