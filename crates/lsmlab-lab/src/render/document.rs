@@ -10,7 +10,7 @@ use super::page::sections::{FigureTable, Sections, Shown, SLOW_MARK, TABLE_HEAD}
 use super::panels::{self, Panel};
 use super::plots::{self, Chart};
 use super::setup::{engine_notes, setup_rows};
-use super::{heatmap, heatmap_plot};
+use super::{answer, forest, heatmap, heatmap_plot};
 use crate::analyse::claims::verdicts::Outcome;
 use crate::analyse::comparisons::carried_work;
 use crate::analyse::comparisons::findings::{self, Section, Sources};
@@ -379,12 +379,37 @@ fn claim_rows(input: &Input) -> Vec<[String; 5]> {
     out
 }
 
+/// The file stem of the claims at a glance in `plots/` (before every figure's `01-…`).
+pub const FOREST_STEM: &str = "00-claims-at-a-glance";
+
+/// The claims at a glance (`forest`), drawn to `plots/` as SVG and PNG; none when no claim is
+/// a ratio with a figure.
+fn draw_forest(input: &Input) -> CliResult<Option<Shown>> {
+    let rows = forest::rows(&input.expanded.plan.claim, input.claims);
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let plots_dir = input.dir.join("plots");
+    let svg = forest::svg(&rows)?;
+    std::fs::write(plots_dir.join(format!("{FOREST_STEM}.svg")), &svg)
+        .map_err(|e| CliError::new(format!("plots: {e}")))?;
+    forest::png(&rows, &plots_dir.join(format!("{FOREST_STEM}.png")))?;
+    Ok(Some(Shown {
+        title: "Claims at a glance".into(),
+        stem: FOREST_STEM.into(),
+        svg,
+        table: None,
+    }))
+}
+
 /// Writes report.md, report.html and the plots; returns report.html's path.
 pub fn write_all(input: &Input) -> CliResult<PathBuf> {
     let drawn = draw_all(input)?;
     let sections = Sections {
         title: input.expanded.plan.title.clone(),
         question: input.expanded.plan.question.clone(),
+        answer: answer::answer(&input.expanded.plan.claim, input.claims),
+        forest: draw_forest(input)?,
         claims: claim_rows(input),
         findings: findings(input, &drawn),
         setup: setup_rows(input.dir, input.expanded, input.env, input.records),

@@ -4,7 +4,9 @@
 //! `page` holds that model and its two writers; the figures and `document`, which builds the
 //! sections, use it.
 
+pub mod answer;
 pub mod document;
+pub mod forest;
 pub mod heatmap;
 pub mod heatmap_plot;
 pub mod metric_table;

@@ -1,13 +1,15 @@
 //! The report as one self-contained HTML page (`report.html`): the sections of
 //! `sections::Sections` with inline SVG and inline CSS, no JavaScript, no network.
 
-use super::sections::{FigureTable, Sections, CLAIMS_NOTE, INTERVALS, SLOW_MARK, SLOW_NOTE};
+use super::sections::{
+    FigureTable, Sections, ANSWER_NOTE, CLAIMS_NOTE, FOREST_NOTE, INTERVALS, SLOW_MARK, SLOW_NOTE,
+};
 use std::fmt::Write as _;
 
 const CSS: &str = "body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;overflow-wrap:break-word}
 th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}svg{max-width:100%;height:auto}
-.q{font-size:1.15em;background:#f6f8fa;border-left:4px solid #0072b2;padding:.5em 1em}.small{color:#666;font-size:.85em}
+.answer li{margin:.25em 0}.q{font-size:1.15em;background:#f6f8fa;border-left:4px solid #0072b2;padding:.5em 1em}.small{color:#666;font-size:.85em}
 td.v{font-weight:bold;overflow-wrap:normal}.ci{color:#555;font-size:.85em;white-space:nowrap}.scroll{overflow-x:auto}.wide{margin:0 min(0px,calc(500px - 50vw + 1em))}table.many{font-size:.76em}table.many td,table.many th{padding:.2em .35em}td.reproduced{color:#1a7f37}td.reversed,td.not-reproduced{color:#b42318}td.inconclusive{color:#9a6700}";
 
 /// `esc`, with `code` spans of markdown as <code>.
@@ -61,8 +63,25 @@ pub fn html(s: &Sections) -> String {
     if !s.question.is_empty() {
         let _ = writeln!(h, "<p class=\"q\">{}</p>", esc(&s.question));
     }
+    if !s.answer.is_empty() {
+        let _ = writeln!(h, "<h2>Answer</h2>\n<ul class=\"answer\">");
+        for a in &s.answer {
+            let _ = writeln!(h, "<li>{}</li>", esc(a));
+        }
+        let _ = writeln!(h, "</ul>\n<p class=\"small\">{}</p>", esc(ANSWER_NOTE));
+    }
     if !s.claims.is_empty() {
-        let _ = writeln!(h, "<h2>Claims of the seed</h2>\n<table>\n<tr><th>claim</th><th>seed</th><th>engine</th><th>measured (95 % CI)</th><th>verdict</th></tr>");
+        let _ = writeln!(h, "<h2>Claims of the seed</h2>");
+        if let Some(f) = &s.forest {
+            let _ = writeln!(
+                h,
+                "<figure id=\"{}\">{}</figure>\n<p class=\"small\">{}</p>",
+                esc(&f.stem),
+                inline_svg(&f.svg),
+                esc(FOREST_NOTE)
+            );
+        }
+        let _ = writeln!(h, "<table>\n<tr><th>claim</th><th>seed</th><th>engine</th><th>measured (95 % CI)</th><th>verdict</th></tr>");
         for r in &s.claims {
             let class = r[4].replace(' ', "-").replace('/', "");
             let _ = writeln!(
@@ -101,15 +120,7 @@ pub fn html(s: &Sections) -> String {
         // Each figure has an anchor, so that a link can point at it.
         let _ = writeln!(h, "<h2 id=\"{}\">{}</h2>", esc(&d.stem), esc(&d.title));
         if !d.svg.is_empty() {
-            let svg = d.svg.trim_start_matches(|c| c != '<');
-            let svg = if svg.starts_with("<?xml") {
-                svg.split_once("?>").map(|x| x.1).unwrap_or(svg)
-            } else {
-                svg
-            };
-            // Inline SVG in HTML needs no namespace; dropping it leaves no URL in the file.
-            let svg = svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "");
-            let _ = writeln!(h, "<figure>{svg}</figure>");
+            let _ = writeln!(h, "<figure>{}</figure>", inline_svg(&d.svg));
         }
         if let Some(t) = &d.table {
             h.push_str(&table(t));
@@ -124,6 +135,18 @@ pub fn html(s: &Sections) -> String {
     }
     let _ = writeln!(h, "<p class=\"small\">All numbers: runs.csv (one row per run and metric), summary.csv, compare.csv in {}. Regenerate with <code>lsmlab report DIR</code>.</p>\n</body>\n</html>", esc(&s.dir));
     h
+}
+
+/// An SVG document as inline SVG: no XML declaration, no namespace (inline SVG in HTML needs
+/// none; dropping it leaves no URL in the file).
+fn inline_svg(svg: &str) -> String {
+    let svg = svg.trim_start_matches(|c| c != '<');
+    let svg = if svg.starts_with("<?xml") {
+        svg.split_once("?>").map(|x| x.1).unwrap_or(svg)
+    } else {
+        svg
+    };
+    svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "")
 }
 
 /// A figure's table.

@@ -1,7 +1,9 @@
 //! The report as Markdown (`report.md`): the sections of `sections::Sections`, figures as links
 //! to `plots/`.
 
-use super::sections::{Sections, CLAIMS_NOTE, INTERVALS, SLOW_MARK, SLOW_NOTE};
+use super::sections::{
+    Sections, ANSWER_NOTE, CLAIMS_NOTE, FOREST_NOTE, INTERVALS, SLOW_MARK, SLOW_NOTE,
+};
 use std::fmt::Write as _;
 
 /// `report.md`.
@@ -11,10 +13,25 @@ pub fn markdown(s: &Sections) -> String {
     if !s.question.is_empty() {
         let _ = writeln!(md, "> {}\n", s.question);
     }
+    if !s.answer.is_empty() {
+        let _ = writeln!(md, "## Answer\n");
+        for a in &s.answer {
+            let _ = writeln!(md, "- {a}");
+        }
+        let _ = writeln!(md, "\n{ANSWER_NOTE}\n");
+    }
     if !s.claims.is_empty() {
+        let _ = writeln!(md, "## Claims of the seed\n");
+        if let Some(f) = &s.forest {
+            let _ = writeln!(
+                md,
+                "![{}](plots/{}.svg)\n\n{FOREST_NOTE}\n",
+                f.title, f.stem
+            );
+        }
         let _ = writeln!(
             md,
-            "## Claims of the seed\n\n| claim | seed | engine | measured (95 % CI) | verdict |\n|---|---|---|---|---|"
+            "| claim | seed | engine | measured (95 % CI) | verdict |\n|---|---|---|---|---|"
         );
         for r in &s.claims {
             let r: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();

@@ -1,4 +1,4 @@
-//! The report as one model of sections — claims, findings, setup, figures with their tables,
+//! The report as one model of sections — the answer, the claims at a glance, claims, findings, setup, figures with their tables,
 //! failed runs — that `markdown` and `html` each write out, so the two say the same.
 
 use crate::analyse::comparisons::findings::Section;
@@ -9,6 +9,10 @@ pub struct Sections {
     pub title: String,
     /// The question the study answers (may be empty).
     pub question: String,
+    /// The answer: one sentence per claim (`answer`), empty when the plan has no claims.
+    pub answer: Vec<String>,
+    /// The claims at a glance (`forest`), above the claims table; none without a ratio claim.
+    pub forest: Option<Shown>,
     /// The claims table: claim, seed's figure, engine, measured figure, verdict.
     pub claims: Vec<[String; 5]>,
     /// The findings, by section.
@@ -59,6 +63,12 @@ pub const SLOW_MARK: &str = "†";
 
 /// Under the claims table, what `SLOW_MARK` means.
 pub const SLOW_NOTE: &str = "† an engine whose own output warned that its timings are slow (a build with assertions or without optimization); the warning is in the setup.";
+
+/// Under the answer: what its ranges are.
+pub const ANSWER_NOTE: &str = "Each range is the claim's anytime-valid 95 % interval (a ratio: the first value against the second, the seed's side first); the claims table below has the figures and the rules are in docs/verdicts.md.";
+
+/// Under the plot: how to read it.
+pub const FOREST_NOTE: &str = "One row per ratio claim and engine, on a log scale: the bar is the anytime-valid 95 % interval and the dot the estimate, in the engine's colour; the black diamond is the seed's value; the grey zone around the threshold is the smallest effect that matters (an interval inside it is no effect); an about claim's band is outlined. Claims on a metric's own value, not a ratio, are in the table only.";
 
 /// Which interval the figures and tables show.
 pub const INTERVALS: &str = "Figures and tables: a metric whose runs are all above 0 (flag geometric) shows its geometric mean and the 95 % CI of Student's t on the logs, back-transformed; one whose runs are 0 or above, some 0 (flag bootstrap), its mean and a seeded percentile bootstrap of the mean, which stays between the smallest and largest run; so no interval of a metric that cannot be negative reaches below 0. Only a metric with a run below 0 shows its mean with Student's t. On a linear plot a whisker that runs past 2.5 times the largest mean is cut at the top; the table has its end.";
