@@ -20,5 +20,5 @@ esac
 [[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || usage
 filter=${2:-}
 cargo build --release -q -p lsmlab --tests
-LSMLAB_SOAK_SECS=$secs cargo test --release -q -p lsmlab --test soak -- --nocapture --test-threads=1 $filter 2>&1 \
-  | grep -E '^soak|test result|panicked|over its bound'
+LSMLAB_SOAK_SECS=$secs cargo test --release -p lsmlab --test soak -- --nocapture --test-threads=1 $filter 2>&1 \
+  | grep -oE 'soak [a-z_]+: .*|test result.*|panicked.*|over its bound.*'
