@@ -1042,13 +1042,15 @@ fn compare_says_same_for_a_study_against_itself_and_flags_a_slowdown() {
     );
     assert!(!stderr.contains("warning"), "one plan, all runs: {stderr}");
     // Against itself every change is 0: "same" where the runs agree closely enough to say so,
-    // "undetermined" (with its cost) where two tiny debug runs spread too much.
+    // "undetermined" (with its cost) where two tiny debug runs spread too much, and "not
+    // compared" (listed, not failing) where a side has fewer than two values above 0, as the
+    // disk reads of runs served from the page cache can.
     let rows = std::fs::read_to_string(&csv).unwrap();
     assert!(rows.lines().count() > 10);
     assert!(
-        rows.lines()
-            .skip(1)
-            .all(|l| l.ends_with(",same,") || l.contains(",undetermined,")),
+        rows.lines().skip(1).all(|l| l.ends_with(",same,")
+            || l.contains(",undetermined,")
+            || l.contains(",not compared,")),
         "{rows}"
     );
     assert!(
