@@ -205,6 +205,21 @@ pub struct IoFigures {
 
 impl LsmFigures {
     /// The writers' waits by cause: how often and how long, from the stall tickers.
+    /// The longest background work one call ran inline, with `deterministic_background`.
+    fn inline_work_line(&self) -> String {
+        let what = match self.inline_work {
+            Some(w) => format!(
+                "longest {} jobs ({} float-ups) in {:.3} s run inline by one call since open",
+                w.jobs,
+                w.float_ups,
+                w.micros as f64 / 1e6
+            ),
+            None => "n/a (background threads; --deterministic_background runs the work inline)"
+                .to_string(),
+        };
+        format!("lsmlab inline_work          : {what}")
+    }
+
     fn stalls_line(&self) -> String {
         let t = |ticker: Ticker| self.tickers.get(ticker.name()).copied().unwrap_or(0);
         let secs = |micros: u64| micros as f64 / 1e6;
@@ -475,20 +490,7 @@ impl EngineFigures for LsmFigures {
                 .map_or_else(|| "none".to_string(), |n| n.to_string())
         );
         let _ = writeln!(s, "{}", self.stalls_line());
-        let _ = writeln!(
-            s,
-            "lsmlab inline_work          : {}",
-            match self.inline_work {
-                Some(w) => format!(
-                    "longest {} jobs ({} float-ups) in {:.3} s run inline by one call since open",
-                    w.jobs,
-                    w.float_ups,
-                    w.micros as f64 / 1e6
-                ),
-                None => "n/a (background threads; --deterministic_background runs the work inline)"
-                    .to_string(),
-            }
-        );
+        let _ = writeln!(s, "{}", self.inline_work_line());
         let _ = writeln!(s, "{}", self.sim.to_line());
         let _ = writeln!(
             s,

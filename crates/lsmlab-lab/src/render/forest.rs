@@ -334,7 +334,21 @@ where
         ))
         .map_err(e)?;
     }
-    // The key: the engines, then the marks, in rows that fit the width.
+    draw_key(&root, rows, bottom)
+}
+
+/// The key under the rows (from `bottom`): the engines, then the marks, in rows that fit the
+/// width.
+fn draw_key<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    rows: &[Row],
+    bottom: i32,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let grey = RGBColor(225, 225, 225);
     let mut engines: Vec<(usize, &str)> = Vec::new();
     for r in rows {
         if !engines.iter().any(|(c, _)| *c == r.colour) {
