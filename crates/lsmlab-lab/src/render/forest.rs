@@ -82,16 +82,9 @@ const RIGHT: i32 = 180;
 const LABEL_CHARS: usize = 44;
 
 fn colour(i: usize) -> RGBColor {
-    // Okabe–Ito without black, which is the seed's.
-    const C: [RGBColor; 6] = [
-        RGBColor(0, 114, 178),
-        RGBColor(230, 159, 0),
-        RGBColor(0, 158, 115),
-        RGBColor(204, 121, 167),
-        RGBColor(86, 180, 233),
-        RGBColor(213, 94, 0),
-    ];
-    C[i % C.len()]
+    // The plots' palette without its black, which is the seed's mark here.
+    let engines = &super::plots::OKABE_ITO[..super::plots::OKABE_ITO.len() - 1];
+    engines[i % engines.len()]
 }
 
 fn verdict_colour(v: Verdict) -> RGBColor {

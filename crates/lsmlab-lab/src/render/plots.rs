@@ -68,18 +68,19 @@ pub struct Chart {
     pub y_bytes: Option<f64>,
 }
 
+/// The series colours: colour-blind-safe (Okabe–Ito), black last.
+pub(super) const OKABE_ITO: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 0, 0),
+];
+
 fn color(i: usize) -> RGBColor {
-    // Colour-blind-safe (Okabe–Ito).
-    const C: [RGBColor; 7] = [
-        RGBColor(0, 114, 178),
-        RGBColor(230, 159, 0),
-        RGBColor(0, 158, 115),
-        RGBColor(204, 121, 167),
-        RGBColor(86, 180, 233),
-        RGBColor(213, 94, 0),
-        RGBColor(0, 0, 0),
-    ];
-    C[i % C.len()]
+    OKABE_ITO[i % OKABE_ITO.len()]
 }
 
 /// A tick label: `fmt_num`, without trailing zeros after a decimal point (0.8, not 0.800).
