@@ -76,6 +76,14 @@ impl Plan {
         if self.repetitions == 0 {
             return Err(CliError::new("repetitions: 0; allowed 1 or more"));
         }
+        if let Some(q) = self.quiet_device_secs {
+            // An hour: longer than any writeback a run leaves, and short enough to be a wait.
+            if !(0.0..=3600.0).contains(&q) {
+                return Err(CliError::new(format!(
+                    "quiet_device_secs: {q}; allowed 0 (no wait) to 3600 seconds"
+                )));
+            }
+        }
         for (i, s) in self.steps.iter().enumerate() {
             let kind = s.kind(i)?;
             if s.flush == Some(true) && matches!(kind, StepKind::YcsbLoad | StepKind::YcsbRun) {
@@ -263,6 +271,27 @@ bench = "fillseq"
         ] {
             let e = Plan::parse(&format!("{two}[load]\n{load}\n")).unwrap_err();
             assert!(e.0.contains(expect), "{load}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_quiet_device_bound_is_seconds_from_0_to_an_hour() {
+        for (v, ok) in [
+            ("0", true),
+            ("30", true),
+            ("3600", true),
+            ("-1", false),
+            ("7200", false),
+        ] {
+            let r = Plan::parse(&format!("quiet_device_secs = {v}\n{MINIMAL}"));
+            match r {
+                Ok(p) => assert!(ok && p.quiet_device_secs.is_some(), "{v}"),
+                Err(e) => assert!(
+                    !ok && e.0.starts_with("quiet_device_secs: ")
+                        && e.0.contains("0 (no wait) to 3600"),
+                    "{v}: {e}"
+                ),
+            }
         }
     }
 

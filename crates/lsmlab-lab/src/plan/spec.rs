@@ -70,6 +70,11 @@ pub struct Plan {
     /// Where the databases live (default: `db/` in the results directory).
     #[serde(default)]
     pub db_dir: Option<String>,
+    /// The most a run waits, before it starts, for the device of `db_dir` to go quiet: the
+    /// last run's writeback and the discards of its deleted files done (seconds; default 30;
+    /// 0: start at once). Lower it only on a device no other run shares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_device_secs: Option<f64>,
     /// The seed's claims, checked against the runs (see `claims`; the verdicts are
     /// `analyse::verdicts`).
     #[serde(default)]

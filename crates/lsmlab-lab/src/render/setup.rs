@@ -214,6 +214,10 @@ fn time_rows(env: &Environment, records: &[RunRecord]) -> Vec<(String, String)> 
     if let Some(line) = crate::run::measure::outside_load::summary(&outside) {
         setup.push(("outside load".into(), line));
     }
+    let waits: Vec<_> = records.iter().filter_map(|r| r.quiet_wait).collect();
+    if let Some(line) = crate::run::measure::quiet_device::summary(&waits) {
+        setup.push(("quiet device".into(), line));
+    }
     setup
 }
 

@@ -9,6 +9,7 @@ use crate::plan::spec::Plan;
 use crate::run::figures::metrics::{self, Metrics};
 use crate::run::measure::outside_load;
 use crate::run::measure::process;
+use crate::run::measure::quiet_device::{self, QuietWait};
 use crate::run::records::results::{self, RunRecord};
 use crate::run::records::utc::utc_stamp;
 use lsmlab_drivers::error::{CliError, CliResult};
@@ -35,6 +36,8 @@ fn execute(
     let _ = std::fs::remove_dir_all(&db);
     std::fs::create_dir_all(ctx.db_dir).map_err(|e| io_err(ctx.db_dir, e))?;
     let mut rec = RunRecord::starting(key, cell.values.clone(), order);
+    let bound = quiet_bound(ctx.plan);
+    rec.quiet_wait = quiet_device::wait(ctx.db_dir, bound);
     rec.started = utc_stamp();
     let load_start = load_average();
     let probe_start = outside_load::probe();
@@ -50,6 +53,9 @@ fn execute(
                     rec.status = "failed".into();
                     rec.error = format!("copying load {}: {e}", loaded.key);
                 }
+                // The copy's own writeback is not the run's to pay for either.
+                let after_copy = quiet_device::wait(ctx.db_dir, bound);
+                rec.quiet_wait = both(rec.quiet_wait, after_copy);
             }
             Err(e) => {
                 rec.status = "failed".into();
@@ -107,6 +113,25 @@ fn execute(
     let _ = std::fs::remove_dir_all(&db);
     loads.done_with(ctx, key);
     Ok(rec)
+}
+
+/// The plan's bound on the wait for a quiet device (`quiet_device_secs`, default 30 s).
+fn quiet_bound(plan: &Plan) -> std::time::Duration {
+    let secs = plan
+        .quiet_device_secs
+        .unwrap_or(quiet_device::DEFAULT_BOUND_SECS);
+    std::time::Duration::from_secs_f64(secs.max(0.0))
+}
+
+/// Two waits of one run as one: their times added, quiet when both were.
+fn both(a: Option<QuietWait>, b: Option<QuietWait>) -> Option<QuietWait> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(QuietWait {
+            waited_s: a.waited_s + b.waited_s,
+            quiet: a.quiet && b.quiet,
+        }),
+        (a, b) => a.or(b),
+    }
 }
 
 /// The 1-minute load average (/proc/loadavg), when the kernel gives it.

@@ -2,7 +2,9 @@
 //! two runs of one plan), per cell, engine and metric: the change, its 95 % CI and p, and a
 //! verdict. The runs of two studies are not paired, so the ratio is of geometric means with
 //! Welch's t on the logs. A change counts only when its whole CI lies beyond the threshold
-//! (e.g. below 1/1.10 for "slower" at 10 %). "Same" is a claim of equivalence: it is said only
+//! (e.g. below 1/1.03 for "slower" at 3 %): by default each metric's smallest effect that
+//! matters, the rule a claim's verdict uses (timings 3 %, work and sizes 1 %, rates 5 %;
+//! docs/verdicts.md), or one `--threshold` for all. "Same" is a claim of equivalence: it is said only
 //! when the whole CI lies inside ±threshold. A CI that is neither (too wide to tell, or across
 //! an edge) is "undetermined", with the runs a side that would decide it at the spread observed
 //! (`runs_to_decide`): three noisy runs a side cannot call a 48 % slowdown "same".
@@ -17,6 +19,7 @@
 use super::compare_inputs;
 use super::runs_to_decide::{runs_a_side, MAX_RUNS};
 use crate::analyse::numbers::statistics::{p_two_sided, t975};
+use crate::plan::effect_defaults::metric_kind;
 use crate::run::records::expanded::Expanded;
 use crate::run::records::results::RunRecord;
 use crate::text::csv_line;
@@ -24,8 +27,12 @@ use lsmlab_drivers::error::{CliError, CliResult};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Default threshold: 10 %.
-pub const DEFAULT_THRESHOLD: f64 = 0.10;
+/// The threshold of `metric`: the one the user gave (`--threshold`), else the smallest effect
+/// that matters for its kind (docs/verdicts.md: timings 3 %, work and sizes 1 %, rates 5 %), the
+/// rule a claim's verdict uses, so that compare never calls *faster* what a claim calls no effect.
+fn threshold_of(metric: &str, fixed: Option<f64>) -> f64 {
+    fixed.unwrap_or_else(|| metric_kind(metric).smallest_effect())
+}
 
 /// One compared (cell, engine, metric).
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +45,8 @@ pub struct Change {
     pub metric: String,
     /// Runs on each side.
     pub n: (usize, usize),
+    /// The smallest change that counts for this metric (a fraction: 0.03 = 3 %).
+    pub threshold: f64,
     /// Candidate / baseline, of geometric means.
     pub ratio: f64,
     /// 95 % CI of the ratio (Welch on the logs).
@@ -361,7 +370,8 @@ fn trim_number(v: f64) -> String {
 }
 
 /// Every (cell, engine, metric) both directories have, compared.
-pub fn compare(base: &Values, cand: &Values, threshold: f64) -> Vec<Change> {
+/// `fixed` is the `--threshold` for every metric; `None` takes each metric's smallest effect.
+pub fn compare(base: &Values, cand: &Values, fixed: Option<f64>) -> Vec<Change> {
     let mut tested = Vec::new();
     for (k, a) in base {
         let Some(b) = cand.get(k) else {
@@ -373,12 +383,14 @@ pub fn compare(base: &Values, cand: &Values, threshold: f64) -> Vec<Change> {
         let Some(r) = w.ratio() else {
             continue;
         };
+        let threshold = threshold_of(&k.2, fixed);
         tested.push((k, (a.len(), b.len()), r, w.p_beyond(threshold), w));
     }
     let ps: Vec<f64> = tested.iter().map(|t| t.3).collect();
     let discovered = benjamini_hochberg(&ps, FDR);
     let mut out = Vec::new();
     for ((k, n, (ratio, ci, p), p_beyond, w), found) in tested.into_iter().zip(discovered) {
+        let threshold = threshold_of(&k.2, fixed);
         let (up, down) = (
             found && ci.0 > 1.0 + threshold,
             found && ci.1 < 1.0 / (1.0 + threshold),
@@ -401,6 +413,7 @@ pub fn compare(base: &Values, cand: &Values, threshold: f64) -> Vec<Change> {
             engine: k.1.clone(),
             metric: k.2.clone(),
             n,
+            threshold,
             ratio,
             ci,
             p,
@@ -439,18 +452,20 @@ pub fn csv(changes: &[Change]) -> String {
 
 /// The markdown summary: counts, every change that is not "same", then the undetermined ones
 /// with the runs a side that would decide each.
-pub fn markdown(base: &Path, cand: &Path, changes: &[Change], threshold: f64) -> String {
+pub fn markdown(base: &Path, cand: &Path, changes: &[Change], fixed: Option<f64>) -> String {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for c in changes {
         *counts.entry(c.verdict).or_default() += 1;
     }
+    let bound = match fixed {
+        Some(t) => format!("±{} %", trim_number(t * 100.0)),
+        None => "its metric's smallest effect (timings ±3 %, work and sizes ±1 %, rates ±5 %; docs/verdicts.md)".to_string(),
+    };
     let mut md = format!(
-        "# {} → {}\n\n{} cell, engine and metric triples compared; a change counts when its whole 95 % CI (Welch's t on the logs) lies beyond ±{:.0} % and it survives Benjamini–Hochberg at a 5 % false discovery rate over all triples; *same* when its whole CI lies inside ±{:.0} %; *undetermined* otherwise: {}\n",
+        "# {} → {}\n\n{} cell, engine and metric triples compared; a change counts when its whole 95 % CI (Welch's t on the logs) lies beyond {bound} and it survives Benjamini–Hochberg at a 5 % false discovery rate over all triples; *same* when its whole CI lies inside it; *undetermined* otherwise: {}\n",
         base.display(),
         cand.display(),
         changes.len(),
-        threshold * 100.0,
-        threshold * 100.0,
         counts
             .iter()
             .map(|(k, v)| format!("{v} {k}"))
@@ -487,8 +502,7 @@ pub fn markdown(base: &Path, cand: &Path, changes: &[Change], threshold: f64) ->
         // The cheapest to decide first; out of reach last.
         open.sort_by_key(|c| c.runs_a_side.unwrap_or(usize::MAX));
         md += &format!(
-            "\n## Undetermined\n\nTheir CI is too wide to say *same* or a change beyond ±{:.0} %. The runs a side (in all) that would decide each, at the change and spread measured:\n\n| cell | engine | metric | change | 95 % CI | p | runs a side to decide |\n|---|---|---|---|---|---|---|\n",
-            threshold * 100.0
+            "\n## Undetermined\n\nTheir CI is too wide to say *same* or a change beyond {bound}. The runs a side (in all) that would decide each, at the change and spread measured:\n\n| cell | engine | metric | change | 95 % CI | p | runs a side to decide |\n|---|---|---|---|---|---|---|\n"
         );
         for c in open {
             let need = match c.runs_a_side {
@@ -506,15 +520,17 @@ pub fn markdown(base: &Path, cand: &Path, changes: &[Change], threshold: f64) ->
 pub fn compare_main(
     base: &Path,
     cand: &Path,
-    threshold_pct: f64,
+    threshold_pct: Option<f64>,
     csv_path: Option<&Path>,
 ) -> CliResult<()> {
-    if !(threshold_pct.is_finite() && (0.0..=1000.0).contains(&threshold_pct)) {
-        return Err(CliError::new(format!(
-            "--threshold: {threshold_pct}; allowed 0 to 1000 (percent)"
-        )));
+    if let Some(t) = threshold_pct {
+        if !(t.is_finite() && (0.0..=1000.0).contains(&t)) {
+            return Err(CliError::new(format!(
+                "--threshold: {t}; allowed 0 to 1000 (percent)"
+            )));
+        }
     }
-    let threshold = threshold_pct / 100.0;
+    let threshold = threshold_pct.map(|t| t / 100.0);
     if let Some(p) = csv_path {
         compare_inputs::check_csv_path(p, &[base, cand])?;
     }
@@ -569,8 +585,12 @@ pub fn compare_main(
     let mut why = Vec::new();
     if slower > 0 {
         why.push(format!(
-            "{slower} of {} figures slower by more than {threshold_pct} %",
-            changes.len()
+            "{slower} of {} figures slower by more than {}",
+            changes.len(),
+            match threshold_pct {
+                Some(t) => format!("{t} %"),
+                None => "their smallest effect".to_string(),
+            }
         ));
     }
     let failing: Vec<&NotCompared> = skipped.iter().filter(|n| n.fails).collect();
@@ -623,6 +643,34 @@ mod tests {
     }
 
     #[test]
+    fn without_a_threshold_each_metric_takes_its_smallest_effect() {
+        // The same 4 % drop, well measured, of a timing and of a rate: beyond the timing's 3 %,
+        // inside the rate's 5 % (the rule a claim's verdict uses).
+        let mut base = Values::new();
+        let mut cand = Values::new();
+        for metric in ["readrandom.ops_per_sec", "readrandom.fpr"] {
+            let k = ("c".to_string(), "lsmlab".to_string(), metric.to_string());
+            base.insert(k.clone(), vec![100.0, 100.2, 99.8, 100.1, 99.9]);
+            cand.insert(k, vec![96.0, 96.2, 95.8, 96.1, 95.9]);
+        }
+        let c = compare(&base, &cand, None);
+        let of = |m: &str| c.iter().find(|c| c.metric == m).unwrap();
+        assert_eq!(of("readrandom.ops_per_sec").verdict, "slower");
+        assert_eq!(of("readrandom.ops_per_sec").threshold, 0.03);
+        assert_eq!(of("readrandom.fpr").verdict, "same");
+        assert_eq!(of("readrandom.fpr").threshold, 0.05);
+        // One threshold for all: 10 % makes the timing's 4 % *same*.
+        let c = compare(&base, &cand, Some(0.10));
+        assert_eq!(
+            c.iter()
+                .find(|c| c.metric == "readrandom.ops_per_sec")
+                .unwrap()
+                .verdict,
+            "same"
+        );
+    }
+
+    #[test]
     fn benjamini_hochberg_by_hand() {
         // m = 5, q = 0.05: thresholds 0.01, 0.02, 0.03, 0.04, 0.05. Sorted p 0.001, 0.015,
         // 0.035, 0.041, 0.9: the largest rank under its threshold is 2 (0.035 > 0.03,
@@ -665,7 +713,7 @@ mod tests {
         );
         base.insert(k.clone(), vec![100.0, 101.0, 99.0]);
         cand.insert(k, vec![60.0, 60.5, 59.5]);
-        let c = compare(&base, &cand, 0.10);
+        let c = compare(&base, &cand, Some(0.10));
         let chance = c.iter().find(|c| c.metric == "m007.p99_us").unwrap();
         assert!(
             chance.ci.0 > 1.10,
@@ -722,7 +770,7 @@ mod tests {
             base.insert(k.clone(), noise.runs(3, 1000.0, cv));
             cand.insert(k, noise.runs(3, 1000.0 * slow, cv));
         }
-        let c = compare(&base, &cand, 0.10);
+        let c = compare(&base, &cand, Some(0.10));
         assert_eq!(c.len(), 400);
         let same: Vec<&Change> = c.iter().filter(|c| c.verdict == "same").collect();
         assert!(same.is_empty(), "{same:?}");
@@ -757,7 +805,7 @@ mod tests {
             base.insert(k.clone(), noise.runs(3, mean, 0.01));
             cand.insert(k, noise.runs(3, mean, 0.01));
         }
-        let c = compare(&base, &cand, 0.10);
+        let c = compare(&base, &cand, Some(0.10));
         assert_eq!(c.len(), 384);
         assert!(c
             .iter()
@@ -769,7 +817,7 @@ mod tests {
         // The same runs in another order: no change, but ±10 % spread at three runs a side.
         let base = vals(&[("readrandom.ops_per_sec", &[100.0, 120.0, 85.0])]);
         let cand = vals(&[("readrandom.ops_per_sec", &[120.0, 85.0, 100.0])]);
-        let c = compare(&base, &cand, 0.10);
+        let c = compare(&base, &cand, Some(0.10));
         assert_eq!(c[0].verdict, "undetermined");
         let r = c[0].runs_a_side.expect("within reach");
         assert!(r > 3, "{r}");
@@ -778,7 +826,7 @@ mod tests {
             .nth(1)
             .unwrap()
             .ends_with(&format!(",undetermined,{r}")));
-        let md = markdown(Path::new("a"), Path::new("b"), &c, 0.10);
+        let md = markdown(Path::new("a"), Path::new("b"), &c, Some(0.10));
         assert!(
             md.contains("1 undetermined") && md.contains(&format!("| ≈ {r} |")),
             "{md}"
@@ -811,7 +859,7 @@ mod tests {
             ("readrandom.p99_us", &[10.1, 9.95, 10.2]),
             ("x.write_amp", &[2.0, 2.0, 2.0]),
         ]);
-        let v: Vec<&str> = compare(&base, &noisy, 0.10)
+        let v: Vec<&str> = compare(&base, &noisy, Some(0.10))
             .iter()
             .map(|c| c.verdict)
             .collect();
@@ -821,7 +869,7 @@ mod tests {
             ("readrandom.p99_us", &[16.0, 16.5, 15.5]),
             ("x.write_amp", &[3.0, 3.0, 3.0]),
         ]);
-        let c = compare(&base, &slow, 0.10);
+        let c = compare(&base, &slow, Some(0.10));
         let v: Vec<&str> = c.iter().map(|c| c.verdict).collect();
         assert_eq!(v, ["slower", "slower", "higher"]);
         let csv = csv(&c);

@@ -7,6 +7,7 @@
 use crate::plan::matrix::RunKey;
 use crate::run::figures::metrics::Metrics;
 use crate::run::measure::outside_load::OutsideLoad;
+use crate::run::measure::quiet_device::QuietWait;
 use crate::text::csv_line;
 use lsmlab_drivers::error::{CliError, CliResult};
 use serde::{Deserialize, Serialize};
@@ -58,6 +59,10 @@ pub struct RunRecord {
     /// (outside_load.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outside_load: Option<OutsideLoad>,
+    /// How long the run waited for a quiet device before it started (quiet_device.rs); absent
+    /// when it did not wait (no block device, or the plan's `quiet_device_secs` is 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_wait: Option<QuietWait>,
     /// What the engine's output warned makes its timings slow (`Assertions are enabled`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slow_build: Vec<String>,
@@ -219,6 +224,7 @@ impl RunRecord {
             ended: String::new(),
             load_average: None,
             outside_load: None,
+            quiet_wait: None,
             metrics: Metrics::new(),
         }
     }
@@ -313,6 +319,7 @@ mod tests {
             ended: String::new(),
             load_average: None,
             outside_load: None,
+            quiet_wait: None,
             slow_build: Vec::new(),
             metrics: Metrics::new(),
         };
