@@ -396,7 +396,17 @@ fn dry_run(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
             println!("  load {k} {e}: {}", cs.join(" "));
         }
     }
-    println!("{} runs in this order:", order.len());
+    match &expanded.shard {
+        Some(sh) => println!(
+            "{} runs of shard {}/{} (its cells: every {}th from c{:03}) in this order:",
+            order.len(),
+            sh.index,
+            sh.count,
+            sh.count,
+            sh.index
+        ),
+        None => println!("{} runs in this order:", order.len()),
+    }
     for (i, k) in order.iter().enumerate() {
         println!("  {:>4} {}", i + 1, k.id());
     }
