@@ -72,7 +72,9 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
+# Job completions in a text file, which \`sacct --completion\` reads (no slurmdbd needed).
+JobCompType=jobcomp/filetxt
+JobCompLoc=$DIR/jobcomp.txt
 JobAcctGatherType=jobacct_gather/none
 # Short timeouts: a job killed by scancel is gone within seconds.
 KillWait=5

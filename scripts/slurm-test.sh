@@ -5,7 +5,9 @@
 # against an unsharded run of the same plan: the same run ids, the same rows of runs.csv (but for
 # `order` and the measured values), the same figure sections, every shard's environment kept.
 # Then a shard is cancelled with scancel part way, the study submitted again, and the runs it had
-# finished must be kept, not redone.
+# finished must be kept, not redone. Last, the Slurm executor (`lsmlab run --executor slurm`):
+# a sequential study's rounds as job arrays, with the verdicts of a local run; a controller
+# killed with -9 and resumed; a task cancelled and resubmitted.
 #
 #   scripts/slurm-test.sh            # LSMLAB=path/to/lsmlab, default target/debug/lsmlab
 #
@@ -133,6 +135,64 @@ check "resumed: the merged study has every run" \
 check "resumed: no run missing" grep -q '"missing": \[\]' "$out/merged/merge.json"
 grep -h "resum" "$out"/slurm-"$array"_0.out | head -2 | sed 's/^/  shard 0: /' || true
 echo "  merged report: $out/merged/report.html"
+
+# The Slurm executor: a sequential study whose every run, its rounds' included, runs as Slurm
+# job arrays (one task at a time on this one node, --cpus-per-task=2, so that its timings are
+# those of a local run), against the same study run locally.
+opts=--cpus-per-task=2
+job_ids() { grep -o '"id": "[0-9]*"' "$1/slurm/jobs.json" | grep -o '[0-9]*' | paste -sd, -; }
+verdicts_of() { grep -E '^\| [0-9]+\. ' "$1/report.md" | awk -F'|' '{print $2 "->" $(NF-1)}' | sed 's/ —.*->/ ->/'; }
+ok_runs() { grep -l '"status": "ok"' "$1"/runs/*/result.json 2>/dev/null | wc -l; }
+"$LSMLAB" run "$plan" --until-decided --budget 2m --out "$tmp/seq-local" >/dev/null 2>"$tmp/seq-local.log" \
+  || { cat "$tmp/seq-local.log"; exit 1; }
+check "executor: the sequential study ran" \
+  "$LSMLAB" run "$plan" --until-decided --budget 2m --executor slurm --slurm-opts "$opts" --out "$tmp/seq-slurm" \
+  >/dev/null 2>"$tmp/seq-slurm.log"
+grep -E '^(until decided|slurm: job [0-9]+ \()' "$tmp/seq-slurm.log" | sed 's/^/  /'
+jobs=$(job_ids "$tmp/seq-slurm")
+echo "  jobs: $jobs; sacct --completion:"
+sacct --completion -n -P -j "$jobs" -o JobID,JobName,State 2>/dev/null | sed 's/^/    /'
+check "executor: the plan's runs and each round ran as a Slurm job" \
+  test "$(echo "$jobs" | tr ',' '\n' | wc -l)" -ge 2
+check "executor: sacct shows every job" \
+  test "$(sacct --completion -n -P -j "$jobs" -o JobID,State 2>/dev/null | grep -c COMPLETED)" -ge "$(echo "$jobs" | tr ',' '\n' | wc -l)"
+verdicts_of "$tmp/seq-slurm" | sed 's/^/  slurm: /'
+check "executor: the same verdicts as a local run" diff <(verdicts_of "$tmp/seq-local") <(verdicts_of "$tmp/seq-slurm")
+
+# The controller killed with -9 while its job runs; `--resume` waits for the job, then submits
+# only what has no record: every run once.
+out=$tmp/killed
+"$LSMLAB" run "$plan" --scale long --executor slurm --slurm-opts "$opts" --out "$out" >/dev/null 2>"$tmp/killed.log" &
+ctl=$!
+deadline=$(( $(date +%s) + 300 ))
+until [ -f "$out/slurm/jobs.json" ] && [ "$(ls "$out/runs" 2>/dev/null | grep -vc '\.partial$')" -ge 1 ]; do
+  [ "$(date +%s)" -lt "$deadline" ] || { echo "slurm-test: no run finished in 300 s"; cat "$tmp/killed.log"; exit 1; }
+  sleep 0.5
+done
+kill -9 "$ctl"; wait "$ctl" 2>/dev/null || true
+echo "  controller killed with $(ls "$out/runs" | grep -vc '\.partial$') runs recorded; job $(job_ids "$out") goes on"
+check "killed controller: --resume finishes the study" "$LSMLAB" run --resume "$out" >/dev/null 2>"$tmp/resumed.log"
+grep -E '^slurm: ' "$tmp/resumed.log" | head -4 | sed 's/^/  /'
+check "killed controller: --resume waited for the job still in the queue" grep -q "still in the queue: waiting" "$tmp/resumed.log"
+check "killed controller: every run recorded ok" test "$(ok_runs "$out")" = 12
+check "killed controller: no run ran twice" \
+  test "$(cat "$out"/slurm/*.out | grep -oE 'c[0-9]+-lsmlab-r[0-9]+ ok' | sort | uniq -d | wc -l)" = 0
+
+# A task cancelled with scancel: its runs without a record are submitted again.
+out=$tmp/task-cancelled
+"$LSMLAB" run "$plan" --scale long --executor slurm --slurm-opts "$opts" --out "$out" >/dev/null 2>"$tmp/tc.log" &
+ctl=$!
+deadline=$(( $(date +%s) + 300 ))
+until [ -f "$out/slurm/jobs.json" ] && squeue -h -r -j "$(job_ids "$out")" -o '%i %T' 2>/dev/null | grep -q '_0 RUNNING'; do
+  [ "$(date +%s)" -lt "$deadline" ] || { echo "slurm-test: task 0 never ran in 300 s"; cat "$tmp/tc.log"; exit 1; }
+  sleep 0.2
+done
+scancel "$(job_ids "$out")_0"
+echo "  cancelled task 0 of job $(job_ids "$out")"
+check "cancelled task: the study finished" wait "$ctl"
+grep -E '^slurm: job [0-9]+ (\(|[^:]*: [0-9]+ runs have)' "$tmp/tc.log" | sed 's/^/  /'
+check "cancelled task: its runs were submitted again" grep -q "submitting them again" "$tmp/tc.log"
+check "cancelled task: every run recorded ok" test "$(ok_runs "$out")" = 12
 
 scripts/slurm-local.sh stop
 if pgrep -f "$LSMLAB_SLURM_DIR" >/dev/null; then

@@ -1,6 +1,7 @@
 //! The arguments of `lsmlab run`, parsed by the `lsmlab` command's clap parser and taken by
 //! [`commands::run_main`](crate::commands::run_main).
 
+use crate::run::executor::ExecutorKind;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -52,4 +53,17 @@ pub struct RunArgs {
     /// --until-decided).
     #[arg(long, value_name = "N")]
     pub max_repetitions: Option<u32>,
+    /// Where the runs execute: here, one after another (local, the default), or as Slurm job
+    /// arrays on nodes that share the results directory (slurm; docs/run.md "Executors").
+    /// A resumed study keeps the executor it was started with unless this is given.
+    #[arg(long, value_enum)]
+    pub executor: Option<ExecutorKind>,
+    /// Options for every sbatch of --executor slurm, as one string, e.g.
+    /// "--partition=batch --time=30:00".
+    #[arg(long, value_name = "OPTS", allow_hyphen_values = true)]
+    pub slurm_opts: Option<String>,
+    /// A task of --executor slurm: run these runs of the study in --resume DIR (POS:ID,…)
+    /// and nothing else.
+    #[arg(long, hide = true, requires = "resume", value_name = "POS:ID,...")]
+    pub run_ids: Option<String>,
 }

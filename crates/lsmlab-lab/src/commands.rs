@@ -10,6 +10,7 @@ use super::plan::matrix;
 use super::plan::spec::Plan;
 use super::render::document;
 use super::run::estimate::guess_seconds;
+use super::run::executor::{choice, groups, slurm, Executor, ExecutorKind, Local};
 use super::run::invoke::{engines, runnable};
 use super::run::measure::environment;
 use super::run::records::{audit, merge, results, shard, staged_dir};
@@ -92,6 +93,9 @@ pub fn run_main(args: &RunArgs) -> CliResult<()> {
     if args.dry_run {
         dry_run(args, &src, prepared)?;
         return Ok(());
+    }
+    if let Some(ids) = &args.run_ids {
+        return run_task(ids, &src, prepared);
     }
     run_all(args, &src, prepared)?;
     finish(&src.dir)?.conclude(args.check_claims)
@@ -410,6 +414,20 @@ fn dry_run(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
     for (i, k) in order.iter().enumerate() {
         println!("  {:>4} {}", i + 1, k.id());
     }
+    if args.executor == Some(ExecutorKind::Slurm) {
+        let batch: Vec<(usize, matrix::RunKey)> = order.iter().cloned().enumerate().collect();
+        let tasks = groups::groups(&batch, &cells, &groups::links(&plan));
+        println!(
+            "--executor slurm: the plan's runs as one job array of {} tasks (the runs a claim pairs run in one task):",
+            tasks.len()
+        );
+        for (i, t) in tasks.iter().enumerate() {
+            println!(
+                "  task {i}: {}",
+                t.iter().map(|(_, k)| k.id()).collect::<Vec<_>>().join(" ")
+            );
+        }
+    }
     let loads = load::Loads::new(&plan, &cells, &engines, &order)?.count();
     println!(
         "estimate: {:.0} s per run, {:.1} min in all{}",
@@ -434,6 +452,49 @@ fn dry_run(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
     Ok(())
 }
 
+/// What the command line asks of the executor.
+fn asked(args: &RunArgs) -> choice::Asked<'_> {
+    let mut pass_on = Vec::new();
+    if let Some(l) = &args.lsmlab {
+        pass_on.push(format!("--lsmlab={}", l.display()));
+    }
+    for b in &args.binaries {
+        pass_on.push(format!("--binary={b}"));
+    }
+    choice::Asked {
+        kind: args.executor,
+        slurm_opts: args.slurm_opts.as_deref(),
+        pass_on,
+    }
+}
+
+/// A task of the Slurm executor (`--run-ids`): the named runs of the study in `--resume DIR`,
+/// here, one after another; nothing else (no rounds, no report: the controller makes those).
+fn run_task(ids: &str, src: &Source, p: Prepared) -> CliResult<()> {
+    let batch = slurm::parse_task_arg(ids)?;
+    for (_, k) in &batch {
+        if k.cell >= p.cells.len() || !p.engines.iter().any(|e| e.name == k.engine) {
+            return Err(CliError::new(format!(
+                "--run-ids: {} is not a run of the study in {}",
+                k.id(),
+                src.dir.display()
+            )));
+        }
+    }
+    let db_dir = runner::db_dir(&p.plan, &src.dir);
+    let ctx = steps::Context {
+        dir: &src.dir,
+        db_dir: &db_dir,
+        plan: &p.plan,
+        cells: &p.cells,
+        engines: &p.engines,
+    };
+    let mut progress = runner::Progress::new(batch.len(), 0);
+    Local.run(&ctx, &batch, &mut progress)?;
+    progress.close();
+    Ok(())
+}
+
 /// Runs the study's runs that are not done yet, recording them in the results directory.
 fn run_all(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
     let (dir, plan_text) = (&src.dir, &src.plan_text);
@@ -451,6 +512,10 @@ fn run_all(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
     let budget = until_decided::budget(args, dir, &plan, expanded.shard)?;
     std::fs::create_dir_all(dir.join("runs"))
         .map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
+    let mut executor = choice::choose(asked(args), dir, &plan, expanded.shard)?;
+    // A killed controller's jobs first: what they finish is done, and their databases are
+    // theirs until then.
+    executor.settle(dir)?;
     if let Ok(text) = std::fs::read_to_string(dir.join("plan.json")) {
         if let Ok(old) = serde_json::from_str::<Expanded>(&text) {
             if old.plan_hash != expanded.plan_hash && old.plan_hash != legacy_hash {
@@ -498,7 +563,7 @@ fn run_all(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
         .filter(|(_, k)| results::finished(dir, &k.id()).is_none())
         .collect();
     let skipped = order.len() - pending.len();
-    let mut loads = load::Loads::new(&plan, &cells, &engines, pending.iter().map(|(_, k)| *k))?;
+    let loads = load::Loads::new(&plan, &cells, &engines, pending.iter().map(|(_, k)| *k))?;
     eprintln!(
         "{} runs ({} done before), about {:.1} min; results in {}",
         order.len(),
@@ -507,17 +572,13 @@ fn run_all(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
         dir.display()
     );
     runner::clear_stale_databases(&db_dir, &order);
+    let batch: Vec<(usize, matrix::RunKey)> =
+        pending.into_iter().map(|(i, k)| (i, k.clone())).collect();
     let mut progress = runner::Progress::new(order.len(), skipped);
-    for (i, key) in pending {
-        progress.start(&key.id());
-        let t = std::time::Instant::now();
-        let rec = runner::run_one(&ctx, &mut loads, key, i)?;
-        progress.finish(&rec, t.elapsed().as_secs_f64());
-    }
+    executor.run(&ctx, &batch, &mut progress)?;
     progress.close();
-    loads.remove_all(&db_dir);
     if let Some(b) = budget {
-        until_decided::rounds(&ctx, &expanded, b, per_run)?;
+        until_decided::rounds(&ctx, &expanded, b, per_run, executor.as_mut())?;
     }
     let _ = std::fs::remove_dir(&db_dir);
     Ok(())

@@ -5,22 +5,24 @@
 //!
 //! The rounds are recorded in `sequential.json` (`run::sequential`) before they run, so a
 //! killed study's `--resume` finishes the round it was in and goes on with the same limits.
-//! A sharded study runs no rounds: a claim's cells lie on several shards, so no shard alone can
-//! decide it; the merged directory continues with `lsmlab run --resume MERGED --until-decided`.
+//! Each batch of runs (an unfinished round, then each new round) goes to the study's executor
+//! (`run::executor`): here, or as Slurm job arrays. A sharded study runs no rounds: a claim's
+//! cells lie on several shards, so no shard alone can decide it; `--executor slurm` runs the
+//! whole study's rounds on a cluster instead.
 
 use super::plan::budget::{parse_duration, Budget, DEFAULT_MAX_REPETITIONS};
 use super::plan::matrix::RunKey;
 use super::plan::spec::Plan;
+use super::run::executor::Executor;
 use super::run::records::results;
+use super::run::runner;
 use super::run::steps::Context;
-use super::run::{load, runner};
 use crate::analyse::rounds::sequential::{self as planner, duration, Next, RoundPlan, Study};
 use crate::args::RunArgs;
 use crate::run::records::expanded::Expanded;
 use crate::run::records::sequential::{self, Record, Round, Stop};
 use crate::run::records::shard::Shard;
 use lsmlab_drivers::error::{CliError, CliResult};
-use std::io::IsTerminal;
 use std::path::Path;
 
 /// The limits the study's rounds run under, or `None` when it runs the plan's repetitions
@@ -36,7 +38,7 @@ pub fn budget(
     if let Some(s) = shard {
         if asked {
             return Err(CliError::new(format!(
-                "--until-decided: not with shard {}/{} (a claim's cells lie on several shards, so no shard can decide it alone); run the shards with the plan's repetitions, `lsmlab merge` them, then `lsmlab run --resume MERGED --until-decided`",
+                "--until-decided: not with shard {}/{} (a claim's cells lie on several shards, so no shard can decide it alone); run the study with `--executor slurm` instead (its rounds run as Slurm jobs), or run the shards with the plan's repetitions, `lsmlab merge` them, then `lsmlab run --resume MERGED --until-decided`",
                 s.index, s.count
             )));
         }
@@ -72,7 +74,13 @@ pub fn budget(
 }
 
 /// Runs rounds until a stop, which it records, prints and returns.
-pub fn rounds(ctx: &Context, x: &Expanded, budget: Budget, per_run: f64) -> CliResult<Stop> {
+pub fn rounds(
+    ctx: &Context,
+    x: &Expanded,
+    budget: Budget,
+    per_run: f64,
+    executor: &mut dyn Executor,
+) -> CliResult<Stop> {
     let mut record = sequential::read(ctx.dir)?.unwrap_or_else(|| Record::new(budget));
     record.budget = budget;
     record.stop = None;
@@ -90,7 +98,7 @@ pub fn rounds(ctx: &Context, x: &Expanded, budget: Budget, per_run: f64) -> CliR
             unfinished.len(),
             record.rounds.len()
         );
-        run_keys(ctx, &unfinished, order, "the unfinished round")?;
+        run_keys(ctx, executor, &unfinished, order, "the unfinished round")?;
     }
     let engines: Vec<String> = x.engines.iter().map(|e| e.name.clone()).collect();
     loop {
@@ -132,7 +140,7 @@ pub fn rounds(ctx: &Context, x: &Expanded, budget: Budget, per_run: f64) -> CliR
         });
         sequential::write(ctx.dir, &record)?;
         let header = round_header(record.rounds.len(), &plan, &budget);
-        run_keys(ctx, &plan.runs, order, &header)?;
+        run_keys(ctx, executor, &plan.runs, order, &header)?;
         order += plan.runs.len();
     }
 }
@@ -155,61 +163,23 @@ fn round_header(n: usize, p: &RoundPlan, b: &Budget) -> String {
     )
 }
 
-/// Runs `keys` as ordinary runs (`order` the position of the first), with a bar on a terminal
-/// and a line per run otherwise.
-fn run_keys(ctx: &Context, keys: &[RunKey], order: usize, header: &str) -> CliResult<()> {
-    runner::clear_stale_databases(ctx.db_dir, keys);
-    let mut loads = load::Loads::new(ctx.plan, ctx.cells, ctx.engines, keys)?;
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new(keys.len() as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} runs of the round  ETA {eta}  {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    });
-    match &bar {
-        Some(b) => b.println(format!("until decided: {header}")),
-        None => eprintln!("until decided: {header}"),
-    }
-    for (i, key) in keys.iter().enumerate() {
-        if let Some(b) = &bar {
-            b.set_message(key.id());
-        }
-        let t = std::time::Instant::now();
-        let rec = runner::run_one(ctx, &mut loads, key, order + i)?;
-        let line = if rec.status == "ok" {
-            format!(
-                "[{}/{}] {} ok in {:.1} s",
-                i + 1,
-                keys.len(),
-                rec.id,
-                t.elapsed().as_secs_f64()
-            )
-        } else {
-            format!(
-                "[{}/{}] {} FAILED: {}",
-                i + 1,
-                keys.len(),
-                rec.id,
-                rec.error
-            )
-        };
-        match &bar {
-            Some(b) => {
-                if rec.status != "ok" {
-                    b.println(line);
-                }
-                b.inc(1);
-            }
-            None => eprintln!("{line}"),
-        }
-    }
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    loads.remove_all(ctx.db_dir);
+/// Runs `keys` as ordinary runs (`order` the position of the first) on `executor`, with a
+/// bar on a terminal and a line per run otherwise.
+fn run_keys(
+    ctx: &Context,
+    executor: &mut dyn Executor,
+    keys: &[RunKey],
+    order: usize,
+    header: &str,
+) -> CliResult<()> {
+    eprintln!("until decided: {header}");
+    let batch: Vec<(usize, RunKey)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (order + i, k.clone()))
+        .collect();
+    let mut progress = runner::Progress::new(keys.len(), 0);
+    executor.run(ctx, &batch, &mut progress)?;
+    progress.close();
     Ok(())
 }

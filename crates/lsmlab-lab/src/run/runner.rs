@@ -191,6 +191,16 @@ pub struct Progress {
     done: usize,
 }
 
+impl crate::run::executor::Progress for Progress {
+    fn start(&mut self, id: &str) {
+        Progress::start(self, id);
+    }
+
+    fn finish(&mut self, rec: &RunRecord, seconds: f64) {
+        Progress::finish(self, rec, seconds);
+    }
+}
+
 impl Progress {
     /// Progress over `total` runs, `skipped` of them already done.
     pub fn new(total: usize, skipped: usize) -> Progress {
