@@ -22,6 +22,14 @@ db_bench 11's defaults (64 MiB write buffers and tables, 32 MiB block cache, 4 K
 thread) unless the configuration says. The compressed configurations write values that compress
 to half (`--compression_ratio=0.5`, db_bench's generator) with Snappy, LZ4 or ZSTD; fjall runs
 the LZ4 ones only (it has no other codec). `--dry-run` prints every command without running any.
+
+Between runs the suite waits for a quiet device, as `lsmlab run` does (docs/run.md "A quiet
+device"): the last run's database is deleted, the file system synced (its journal commits, so
+the deleted files' blocks are discarded on a disk mounted with `discard`, and dirty pages are
+written back), then /proc/diskstats must show no write, no discard and no request in flight on
+the device for 1 s, at most `--quiet-wait` seconds (default 30). Each run's wait is printed with
+it, and the table's heading gives their median and longest. The fastest writer is the one a run
+that starts during another engine's writeback penalises most.
 """
 import argparse
 import os
@@ -31,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -195,9 +204,40 @@ def disk_mib(path):
     return total / 1048576
 
 
+def device_counters(dev):
+    """(sectors written, sectors discarded, requests in flight) of device `dev` (st_dev)."""
+    major, minor = os.major(dev), os.minor(dev)
+    with open("/proc/diskstats") as f:
+        for line in f:
+            x = line.split()
+            if len(x) >= 12 and int(x[0]) == major and int(x[1]) == minor:
+                return int(x[9]), int(x[16]) if len(x) > 16 else 0, int(x[11])
+    return None
+
+
+def quiet_wait(path, bound):
+    """Syncs and waits until the device of `path` has been idle for 1 s, at most `bound`
+    seconds; returns (seconds waited, whether it went quiet), or None without a block device."""
+    dev = os.stat(path).st_dev
+    if bound <= 0 or os.major(dev) == 0 or device_counters(dev) is None:
+        return None
+    start = time.monotonic()
+    os.sync()
+    last, since = device_counters(dev), time.monotonic()
+    while True:
+        if last[2] == 0 and time.monotonic() - since >= 1.0:
+            return time.monotonic() - start, True
+        if time.monotonic() - start >= bound:
+            return time.monotonic() - start, False
+        time.sleep(0.1)
+        now = device_counters(dev)
+        if now[:2] != last[:2] or now[2] != 0:
+            since = time.monotonic()
+        last = now
+
+
 def run(engine, flags, benches, work):
     db = os.path.join(work, "db")
-    shutil.rmtree(db, ignore_errors=True)
     cmd, args = command(engine, flags, benches, db)
     rss = os.path.join(work, "rss")
     p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss] + cmd,
@@ -208,7 +248,9 @@ def run(engine, flags, benches, work):
         sys.exit(f"{engine} failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr[-2000:]}")
     with open(rss) as f:
         rss_mib = int(f.read().split()[-1]) / 1024
-    return res, rss_mib, disk_mib(db)
+    disk = disk_mib(db)
+    shutil.rmtree(db, ignore_errors=True)
+    return res, rss_mib, disk
 
 
 def median(xs):
@@ -227,6 +269,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--only", default="", help="run the configurations whose name matches")
     ap.add_argument("--out", help="also write the table to this markdown file")
+    ap.add_argument("--quiet-wait", type=float, default=30.0,
+                    help="most seconds to wait for a quiet device before each run (0: none)")
     ap.add_argument("--dry-run", action="store_true",
                     help="print each configuration's commands, run nothing")
     a = ap.parse_args()
@@ -254,6 +298,7 @@ def main():
         print(f"{lsmlab_path()} cannot run fjall, its column is n/a: {probe.stderr.strip()}",
               file=sys.stderr)
     rows = []
+    waits = []
     try:
         for name, flags, benches, engines in CONFIGS:
             if not re.search(a.only, name):
@@ -264,10 +309,14 @@ def main():
             for rep in range(a.reps):
                 order = engines[rep % len(engines):] + engines[:rep % len(engines)]
                 for e in order:
+                    w = quiet_wait(work, a.quiet_wait)
+                    if w:
+                        waits.append(w)
                     res, rss, disk = run(e, flags, benches, work)
                     got[e].append((res, rss, disk))
                     line = "  ".join(f"{b} {fmt(v[0])}" for b, v in res.items())
-                    print(f"[{name}] rep {rep + 1} {e:8} rss {rss:6.0f} MiB "
+                    waited = f"waited {w[0]:.1f} s{'' if w[1] else ' (bound)'}" if w else "no wait"
+                    print(f"[{name}] rep {rep + 1} {e:8} {waited}  rss {rss:6.0f} MiB "
                           f"disk {disk:7.1f} MiB  {line}", file=sys.stderr, flush=True)
             for b in benches.split(","):
                 med = {}
@@ -296,7 +345,14 @@ def main():
             f"| {fmt(l[2])} · {fmt(r[2])} · {fmt(j[2])} · {fmt(v[2])} "
             f"| {fmt(l[3], 1)} · {fmt(r[3], 1)} · {fmt(j[3], 1)} · {fmt(v[3], 1)} |")
     table = "\n".join(lines)
-    print(f"medians of {a.reps} alternated runs each\n\n{table}")
+    if waits:
+        ws = sorted(w for w, _ in waits)
+        wait_line = (f"before each of {len(ws)} runs, a wait for a quiet device: median "
+                     f"{ws[len(ws) // 2]:.1f} s, longest {ws[-1]:.1f} s, "
+                     f"{sum(1 for _, q in waits if not q)} at the {a.quiet_wait:g} s bound")
+    else:
+        wait_line = "no wait for a quiet device between runs"
+    print(f"medians of {a.reps} alternated runs each; {wait_line}\n\n{table}")
     if a.out:
         with open(a.out, "w") as f:
             f.write(table + "\n")
