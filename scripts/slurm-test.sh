@@ -162,7 +162,7 @@ check "executor: the same verdicts as a local run" diff <(verdicts_of "$tmp/seq-
 # The controller killed with -9 while its job runs; `--resume` waits for the job, then submits
 # only what has no record: every run once.
 out=$tmp/killed
-"$LSMLAB" run "$plan" --scale long --executor slurm --slurm-opts "$opts" --out "$out" >/dev/null 2>"$tmp/killed.log" &
+"$LSMLAB" run "$plan" --executor slurm --slurm-opts "$opts" --out "$out" >/dev/null 2>"$tmp/killed.log" &
 ctl=$!
 deadline=$(( $(date +%s) + 300 ))
 until [ -f "$out/slurm/jobs.json" ] && [ "$(ls "$out/runs" 2>/dev/null | grep -vc '\.partial$')" -ge 1 ]; do

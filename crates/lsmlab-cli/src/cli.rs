@@ -128,7 +128,7 @@ pub fn parse(args: &[String]) -> CliResult<Option<Cli>> {
                     print!("{}", e.render());
                     Ok(None)
                 }
-                _ => Err(CliError::new(one_line(&e.render().to_string()))),
+                _ => Err(CliError::new(clap_error_line(&e))),
             }
         }
     }
@@ -151,6 +151,21 @@ pub fn asks_help(args: &[String]) -> bool {
 pub fn clap_error_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let first = one_line(&text);
+    // What is allowed, where clap knows it ("[possible values: local, slurm]").
+    let first = match text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("[possible values:"))
+    {
+        Some(values) => format!(
+            "{first}; allowed: {}",
+            values
+                .trim_start_matches("[possible values:")
+                .trim_end_matches(']')
+                .trim()
+        ),
+        None => first,
+    };
     match text
         .lines()
         .map(str::trim)

@@ -355,3 +355,53 @@ fn a_heatmap_baseline_is_a_series_value_as_the_matrix_writes_it() {
         &["figure.baseline: [1]; allowed one value"],
     );
 }
+
+#[test]
+fn the_slurm_executor_refuses_what_it_cannot_run_before_the_results_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let simple = plan(
+        tmp.path(),
+        "simple.toml",
+        "title = \"t\"\n[flags]\nnum = 100\n[[steps]]\nbench = \"fillrandom\"\n",
+    );
+    let loaded = plan(
+        tmp.path(),
+        "loaded.toml",
+        "title = \"t\"\n[flags]\nnum = 100\n[load]\nsteps = 1\n[[steps]]\nbench = \"fillrandom\"\n[[steps]]\nbench = \"readrandom\"\n",
+    );
+    let out = tmp.path().join("out");
+    let o = out.to_str().unwrap();
+    for (args, expect) in [
+        (
+            vec!["run", &simple, "--out", o, "--slurm-opts", "--partition=x"],
+            &["--slurm-opts: only with --executor slurm"][..],
+        ),
+        (
+            vec![
+                "run",
+                &simple,
+                "--out",
+                o,
+                "--executor",
+                "slurm",
+                "--shard",
+                "0/2",
+            ],
+            &["--executor slurm: not with shard 0/2"][..],
+        ),
+        (
+            vec!["run", &loaded, "--out", o, "--executor", "slurm"],
+            &["--executor slurm: not for a plan with [load]"][..],
+        ),
+    ] {
+        let (code, _, err) = lsmlab(&args);
+        one_line(&args, code, &err, expect);
+        assert!(!out.exists(), "{args:?} made {}", out.display());
+    }
+    let (code, _, err) = lsmlab(&["run", &simple, "--out", o, "--executor", "pbs"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--executor") && err.contains("local") && err.contains("slurm"),
+        "{err}"
+    );
+}

@@ -23,8 +23,9 @@ pub struct RunArgs {
     /// Print the expanded cells, their order and an estimate of the time; run nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Run only shard I of N (I from 0), e.g. 2/8; also read from SLURM_ARRAY_TASK_ID and
-    /// SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX with --shards.
+    /// Run only shard I of N (I from 0), e.g. 2/8; /N reads I from SLURM_ARRAY_TASK_ID or
+    /// JOB_COMPLETION_INDEX; without the flag, a Slurm array task (SLURM_ARRAY_TASK_ID and
+    /// SLURM_ARRAY_TASK_COUNT set) runs its shard.
     #[arg(long)]
     pub shard: Option<String>,
     /// Repetitions, overriding the plan's.

@@ -510,9 +510,10 @@ fn run_all(args: &RunArgs, src: &Source, p: Prepared) -> CliResult<()> {
         ..
     } = p;
     let budget = until_decided::budget(args, dir, &plan, expanded.shard)?;
+    // Refused before the results directory is made.
+    let mut executor = choice::choose(asked(args), dir, &plan, expanded.shard)?;
     std::fs::create_dir_all(dir.join("runs"))
         .map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
-    let mut executor = choice::choose(asked(args), dir, &plan, expanded.shard)?;
     // A killed controller's jobs first: what they finish is done, and their databases are
     // theirs until then.
     executor.settle(dir)?;
