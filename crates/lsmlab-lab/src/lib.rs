@@ -38,6 +38,9 @@
 //!     until_decided: false,
 //!     budget: None,
 //!     max_repetitions: None,
+//!     executor: None,
+//!     slurm_opts: None,
+//!     run_ids: None,
 //! };
 //! lsmlab_lab::commands::run_main(&args)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
