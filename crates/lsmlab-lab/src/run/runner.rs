@@ -176,12 +176,18 @@ pub fn run_one(
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| io_err(&tmp, e))?;
     let rec = execute(ctx, loads, key, order, &tmp)?;
-    let text = serde_json::to_string_pretty(&rec)
-        .map_err(|e| CliError::new(format!("result of {}: {e}", key.id())))?;
-    std::fs::write(tmp.join("result.json"), text).map_err(|e| io_err(&tmp, e))?;
-    let _ = std::fs::remove_dir_all(&final_dir);
-    std::fs::rename(&tmp, &final_dir).map_err(|e| io_err(&final_dir, e))?;
+    record(&tmp, &final_dir, &rec)?;
     Ok(rec)
+}
+
+/// Writes `rec` as `result.json` into the run's `ID.partial` directory `tmp` and renames it to
+/// `final_dir`, last: the run is whole once it has its name.
+pub fn record(tmp: &Path, final_dir: &Path, rec: &RunRecord) -> CliResult<()> {
+    let text = serde_json::to_string_pretty(rec)
+        .map_err(|e| CliError::new(format!("result of {}: {e}", rec.id)))?;
+    std::fs::write(tmp.join("result.json"), text).map_err(|e| io_err(tmp, e))?;
+    let _ = std::fs::remove_dir_all(final_dir);
+    std::fs::rename(tmp, final_dir).map_err(|e| io_err(final_dir, e))
 }
 
 /// Shows how far the study is: a bar with ETA on a terminal, a line per run otherwise.

@@ -447,13 +447,7 @@ fn write_record(dir: &Path, rec: &RunRecord) -> CliResult<()> {
     let tmp = final_dir.with_extension("partial");
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| CliError::new(format!("{}: {e}", tmp.display())))?;
-    let text = serde_json::to_string_pretty(rec)
-        .map_err(|e| CliError::new(format!("result of {}: {e}", rec.id)))?;
-    std::fs::write(tmp.join("result.json"), text)
-        .map_err(|e| CliError::new(format!("{}: {e}", tmp.display())))?;
-    let _ = std::fs::remove_dir_all(&final_dir);
-    std::fs::rename(&tmp, &final_dir)
-        .map_err(|e| CliError::new(format!("{}: {e}", final_dir.display())))
+    crate::run::runner::record(&tmp, &final_dir, rec)
 }
 
 #[cfg(test)]
