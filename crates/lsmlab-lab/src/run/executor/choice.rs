@@ -75,6 +75,8 @@ pub fn choose(
     };
     let text =
         serde_json::to_string_pretty(&spec).map_err(|e| CliError::new(format!("{FILE}: {e}")))?;
+    // The results directory is made here, after every refusal.
+    std::fs::create_dir_all(dir).map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
     results::write_atomic(&dir.join(FILE), &text)?;
     let program: PathBuf = std::env::current_exe()
         .map_err(|e| CliError::new(format!("cannot find the lsmlab program: {e}")))?;
