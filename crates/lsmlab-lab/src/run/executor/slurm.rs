@@ -260,30 +260,51 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
-/// The states of job `id`'s tasks in the queue; empty when it has left it.
-fn queue_states(id: &str) -> BTreeMap<String, usize> {
-    match Command::new("squeue")
+/// The states of job `id`'s tasks in the queue: empty when it has left it, `None` when `squeue`
+/// could not say (the controller unreachable for a moment), which is never taken for "ended":
+/// a job taken for ended has its runs without a record submitted again.
+fn queue_states(id: &str) -> Option<BTreeMap<String, usize>> {
+    let o = Command::new("squeue")
         .args(["-h", "-r", "-j", id, "-o", "%i %T"])
         .output()
-    {
-        Ok(o) if o.status.success() => parse_squeue(&String::from_utf8_lossy(&o.stdout)),
-        // squeue says "Invalid job id" once a finished job is purged: it has left the queue.
-        _ => BTreeMap::new(),
+        .ok()?;
+    if o.status.success() {
+        return Some(parse_squeue(&String::from_utf8_lossy(&o.stdout)));
     }
+    // Once a finished job is purged, squeue says so.
+    String::from_utf8_lossy(&o.stderr)
+        .contains("Invalid job id")
+        .then(BTreeMap::new)
 }
 
+/// How long `squeue` may fail in a row before the controller gives up waiting: ten minutes,
+/// longer than a controller restart of Slurm's own.
+const SQUEUE_PATIENCE: Duration = Duration::from_secs(600);
+
 /// Waits until job `id` has left the queue, printing its tasks' states when they change.
-fn wait_for(id: &str) {
+fn wait_for(id: &str) -> CliResult<()> {
     let mut last = String::new();
+    let mut failing_since: Option<std::time::Instant> = None;
     loop {
-        let states = queue_states(id);
-        if states.is_empty() {
-            return;
-        }
-        let now = states_text(&states);
-        if now != last {
-            eprintln!("slurm: job {id}: {now}");
-            last = now;
+        match queue_states(id) {
+            Some(states) if states.is_empty() => return Ok(()),
+            Some(states) => {
+                failing_since = None;
+                let now = states_text(&states);
+                if now != last {
+                    eprintln!("slurm: job {id}: {now}");
+                    last = now;
+                }
+            }
+            None => {
+                let since = *failing_since.get_or_insert_with(std::time::Instant::now);
+                if since.elapsed() >= SQUEUE_PATIENCE {
+                    return Err(CliError::new(format!(
+                        "--executor slurm: squeue has not answered about job {id} for {} s; the job may still run: `lsmlab run --resume` waits for it",
+                        SQUEUE_PATIENCE.as_secs()
+                    )));
+                }
+            }
         }
         std::thread::sleep(POLL);
     }
@@ -311,9 +332,7 @@ fn final_states(id: &str) -> BTreeMap<String, usize> {
 
 /// The `started` stamp of `id`'s record, if it has one (a failed run's included).
 fn record_stamp(results: &Path, id: &str) -> Option<String> {
-    let text = std::fs::read_to_string(results::run_dir(results, id).join("result.json")).ok()?;
-    let rec: RunRecord = serde_json::from_str(&text).ok()?;
-    Some(rec.started)
+    read_record(results, id).map(|r| r.started)
 }
 
 fn read_record(results: &Path, id: &str) -> Option<RunRecord> {
@@ -324,12 +343,12 @@ fn read_record(results: &Path, id: &str) -> Option<RunRecord> {
 impl Executor for Slurm {
     fn settle(&mut self, results: &Path) -> CliResult<()> {
         for job in recorded_jobs(results)? {
-            if !queue_states(&job.id).is_empty() {
+            if queue_states(&job.id).is_none_or(|s| !s.is_empty()) {
                 eprintln!(
                     "slurm: job {} ({}, attempt {}) of an earlier controller is still in the queue: waiting for it",
                     job.id, job.label, job.attempt
                 );
-                wait_for(&job.id);
+                wait_for(&job.id)?;
             }
         }
         Ok(())
@@ -398,7 +417,7 @@ impl Executor for Slurm {
                 tasks.len()
             );
             jobs.push(id.clone());
-            wait_for(&id);
+            wait_for(&id)?;
             let states = final_states(&id);
             if !states.is_empty() {
                 eprintln!("slurm: job {id} ended (sacct): {}", states_text(&states));
