@@ -170,9 +170,12 @@ pub fn summary(loads: &[OutsideLoad]) -> Option<String> {
         .iter()
         .filter(|l| l.taken_pct() >= THRESHOLD_PCT)
         .count();
+    // The mean and the largest are of the same sum (other processes and steal), each part's
+    // largest beside it, so that no figure reads as above its own maximum.
     let mut s = format!(
-        "other processes took {mean:.1} % of the machine's CPU on average over {} runs (at most {:.1} %; steal at most {:.1} %)",
+        "others took {mean:.1} % of the machine's CPU on average over {} runs, at most {:.1} % in one run (other processes at most {:.1} %, steal at most {:.1} %)",
         loads.len(),
+        max(OutsideLoad::taken_pct),
         max(|l| l.outside_cpu_pct),
         max(|l| l.steal_pct)
     );
@@ -263,6 +266,12 @@ mod tests {
         assert_eq!(l.steal_pct, 5.0);
         let s = summary(&[l, OutsideLoad::default()]).unwrap();
         assert!(s.contains("WARNING: 1 of 2 runs shared the machine"), "{s}");
+        // The mean (12.5 %: 25 and 0) and the largest (25 %) are of the same sum, steal
+        // included, so the mean never reads above its own maximum.
+        assert!(
+            s.contains("12.5 % of the machine's CPU on average over 2 runs, at most 25.0 % in one run (other processes at most 20.0 %, steal at most 5.0 %)"),
+            "{s}"
+        );
     }
 
     #[test]
