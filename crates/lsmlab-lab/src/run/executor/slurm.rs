@@ -330,11 +330,7 @@ fn final_states(id: &str) -> BTreeMap<String, usize> {
     BTreeMap::new()
 }
 
-/// The `started` stamp of `id`'s record, if it has one (a failed run's included).
-fn record_stamp(results: &Path, id: &str) -> Option<String> {
-    read_record(results, id).map(|r| r.started)
-}
-
+/// `id`'s record, if it has one (a failed run's included).
 fn read_record(results: &Path, id: &str) -> Option<RunRecord> {
     let text = std::fs::read_to_string(results::run_dir(results, id).join("result.json")).ok()?;
     serde_json::from_str(&text).ok()
@@ -383,13 +379,8 @@ impl Executor for Slurm {
         // count as this batch's.
         let before: BTreeMap<String, Option<String>> = batch
             .iter()
-            .map(|(_, k)| (k.id(), record_stamp(ctx.dir, &k.id())))
+            .map(|(_, k)| (k.id(), read_record(ctx.dir, &k.id()).map(|r| r.started)))
             .collect();
-        let done = |k: &RunKey| {
-            let id = k.id();
-            let now = record_stamp(ctx.dir, &id);
-            now.is_some() && now != before[&id]
-        };
         let links = links(ctx.plan);
         let mut todo: Vec<(usize, RunKey)> = batch.to_vec();
         let mut jobs: Vec<String> = Vec::new();
@@ -422,10 +413,14 @@ impl Executor for Slurm {
             if !states.is_empty() {
                 eprintln!("slurm: job {id} ended (sacct): {}", states_text(&states));
             }
-            let (finished, left): (Vec<_>, Vec<_>) = todo.into_iter().partition(|(_, k)| done(k));
-            for (_, k) in &finished {
-                if let Some(rec) = read_record(ctx.dir, &k.id()) {
-                    progress.finish(&rec, seconds_of(&rec));
+            let mut left = Vec::new();
+            for (pos, k) in todo {
+                let id = k.id();
+                match read_record(ctx.dir, &id) {
+                    Some(rec) if Some(&rec.started) != before[&id].as_ref() => {
+                        progress.finish(&rec, seconds_of(&rec));
+                    }
+                    _ => left.push((pos, k)),
                 }
             }
             todo = left;
