@@ -138,15 +138,18 @@ echo "  merged report: $out/merged/report.html"
 
 # The Slurm executor: a sequential study whose every run, its rounds' included, runs as Slurm
 # job arrays (one task at a time on this one node, --cpus-per-task=2, so that its timings are
-# those of a local run), against the same study run locally.
+# those of a local run), against the same study run locally. One repetition to start with: no
+# claim is decided from a single run a side, so at least one round follows the plan's runs
+# (with the plan's two, a quiet machine decides both claims at once and no round runs).
 opts=--cpus-per-task=2
 job_ids() { grep -o '"id": "[0-9]*"' "$1/slurm/jobs.json" | grep -o '[0-9]*' | paste -sd, -; }
 verdicts_of() { grep -E '^\| [0-9]+\. ' "$1/report.md" | awk -F'|' '{print $2 "->" $(NF-1)}' | sed 's/ —.*->/ ->/'; }
 ok_runs() { grep -l '"status": "ok"' "$1"/runs/*/result.json 2>/dev/null | wc -l; }
-"$LSMLAB" run "$plan" --until-decided --budget 2m --out "$tmp/seq-local" >/dev/null 2>"$tmp/seq-local.log" \
+"$LSMLAB" run "$plan" --until-decided --budget 2m --repetitions 1 --out "$tmp/seq-local" >/dev/null 2>"$tmp/seq-local.log" \
   || { cat "$tmp/seq-local.log"; exit 1; }
 rc=0
-"$LSMLAB" run "$plan" --until-decided --budget 2m --executor slurm --slurm-opts "$opts" --out "$tmp/seq-slurm" \
+"$LSMLAB" run "$plan" --until-decided --budget 2m --repetitions 1 --executor slurm --slurm-opts "$opts" \
+  --out "$tmp/seq-slurm" \
   >/dev/null 2>"$tmp/seq-slurm.log" || rc=$?
 check "executor: the sequential study ran" test "$rc" = 0
 [ "$rc" = 0 ] || tail -5 "$tmp/seq-slurm.log"
