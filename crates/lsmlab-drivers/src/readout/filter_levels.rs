@@ -66,7 +66,8 @@ pub fn figures(
         .collect()
 }
 
-/// The block's line: per level, filter memory, bits per key and false-positive rate.
+/// The block's line: per level, filter memory, bits per key, entries, the false-positive rate
+/// measured and the model's for those bits.
 pub fn to_line(levels: &[FilterLevelFigures]) -> String {
     let mut s = String::from("lsmlab filters_by_level     : ");
     if levels.is_empty() {
@@ -79,14 +80,23 @@ pub fn to_line(levels: &[FilterLevelFigures]) -> String {
         let fpr = f
             .fpr
             .map_or_else(|| "n/a".to_string(), |r| format!("{:.4}%", r * 100.0));
+        // The textbook Bloom rate of the bits the level spent, beside the rate measured: a
+        // level whose measured rate is far above its model's was sized for another tree or
+        // holds tables of several sizings.
+        let model = f.bits_per_key.map_or_else(
+            || "n/a".to_string(),
+            |b| format!("{:.4}%", lsmlab::filter::allocation::model_fpr(b) * 100.0),
+        );
         let _ = write!(
             s,
-            "{}L{} {:.1} KB {} bits/key fpr {} ({} useful, {} positive)",
+            "{}L{} {:.1} KB {} bits/key {} entries fpr {} (model {}; {} useful, {} positive)",
             if i > 0 { "; " } else { "" },
             f.level,
             f.filter_bytes as f64 / 1024.0,
             bits,
+            f.entries,
             fpr,
+            model,
             f.useful,
             f.positive
         );
@@ -127,7 +137,9 @@ mod tests {
         assert_eq!(l2.fpr, Some(0.1));
         let line = to_line(&levels);
         assert!(
-            line.contains("; L2 0.0 KB n/a bits/key fpr 10.0000% (9 useful, 1 positive)"),
+            line.contains(
+                "; L2 0.0 KB n/a bits/key 0 entries fpr 10.0000% (model n/a; 9 useful, 1 positive)"
+            ),
             "{line}"
         );
         assert!(

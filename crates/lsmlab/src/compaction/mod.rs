@@ -245,6 +245,13 @@ pub trait LayoutPolicy: Send + Sync {
     fn name(&self) -> &'static str;
     /// Target size in bytes of `level` (≥ 1) now.
     fn max_bytes_for_level(&self, opts: &Options, level: usize) -> u64;
+    /// The bytes each level holds when compaction keeps up, for sizing filters by level
+    /// (Monkey's allocation counts a level at most at this size): the level targets. `None`
+    /// where levels have no target (universal compaction's sorted runs).
+    fn steady_level_bytes(&self, version: &Version, opts: &Options) -> Option<Vec<u64>> {
+        Some(self.level_targets(version, opts).max_bytes)
+    }
+
     /// Every level's target in `version`, and the level that level 0 compacts into. By
     /// default the static targets of [`LayoutPolicy::max_bytes_for_level`] with base level 1;
     /// a policy whose targets depend on the tree (dynamic level sizing) overrides it.

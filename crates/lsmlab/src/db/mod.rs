@@ -486,16 +486,39 @@ impl Drop for Db {
     }
 }
 
-/// Tells the filter options how many entries each level of `version` holds: filters are sized
-/// by level from it (`optimize_filters_for_hits`, Monkey's allocation).
-pub(crate) fn publish_live_levels(opts: &Options, version: &Version) {
+/// Tells the filter options how many entries each level of `version` holds, how many of them
+/// a level holds when compaction keeps up (`policy`'s steady level sizes), and the share of
+/// the keys each covers: filters are sized by level from it (`optimize_filters_for_hits`,
+/// Monkey's allocation).
+pub(crate) fn publish_live_levels(opts: &Options, policy: &dyn LayoutPolicy, version: &Version) {
+    let per_level: Vec<u64> = version
+        .levels
+        .iter()
+        .map(|files| files.iter().map(|f| f.num_entries).sum())
+        .collect();
+    let deepest = per_level.iter().rposition(|&n| n > 0);
+    let steady_bytes = policy.steady_level_bytes(version, opts);
+    // A level's steady entries: its steady bytes at its own bytes per entry. Level 0 (capped
+    // by its table count instead), the deepest level (it holds what the tree holds) and any
+    // level of a layout without targets count whole.
+    let steady_entries = (0..per_level.len())
+        .map(|l| {
+            let bytes = version.level_bytes(l);
+            match &steady_bytes {
+                Some(target) if l > 0 && Some(l) != deepest && bytes > 0 => {
+                    let target = target.get(l).copied().unwrap_or(u64::MAX) as f64;
+                    (target * per_level[l] as f64 / bytes as f64).min(u64::MAX as f64) as u64
+                }
+                _ => u64::MAX,
+            }
+        })
+        .collect();
     opts.filter.live.publish(crate::filter::TreeEntries {
-        per_level: version
-            .levels
-            .iter()
-            .map(|files| files.iter().map(|f| f.num_entries).sum())
-            .collect(),
+        per_level,
         level0_tables: version.levels[0].len(),
+        level0_steady_tables: opts.level0_file_num_compaction_trigger,
+        key_shares: version.key_space_shares(),
+        steady_entries,
     });
 }
 
@@ -505,7 +528,7 @@ impl DbInner {
         let version = st.versions.current();
         self.l0_files
             .store(version.levels[0].len(), Ordering::Relaxed);
-        publish_live_levels(&self.opts, &version);
+        publish_live_levels(&self.opts, self.policy.as_ref(), &version);
         self.pending_compaction_bytes.store(
             self.estimate_pending_compaction_bytes(&version),
             Ordering::Relaxed,

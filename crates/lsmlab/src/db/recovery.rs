@@ -103,7 +103,7 @@ pub(crate) fn open(dir: &Path, opts: Options, policy: Box<dyn LayoutPolicy>) -> 
         BlockPool::with_filler(opts.write_buffer_size, opts.max_write_buffer_number);
     let mem = Arc::new(MemTable::with_pool(wal_number, &memtable_blocks));
     let version = versions.current();
-    super::publish_live_levels(&opts, &version);
+    super::publish_live_levels(&opts, policy.as_ref(), &version);
     let l0 = version.levels[0].len();
     let num_levels = opts.num_levels;
     let inner = DbInner {

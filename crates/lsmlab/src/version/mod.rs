@@ -5,6 +5,7 @@
 //! [`FileMeta`]'s `Drop`), so a reader never loses a file under its feet.
 
 mod edit;
+mod key_shares;
 mod set;
 #[cfg(test)]
 mod tests;

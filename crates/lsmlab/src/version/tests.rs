@@ -188,3 +188,50 @@ fn overlapping_below_level0_equals_a_scan_of_the_level() {
         }
     }
 }
+
+/// A table of level `level` spanning user keys `lo..=hi` with `entries` entries.
+fn spanning(number: u64, lo: &str, hi: &str, entries: u64) -> NewFile {
+    let mut f = table(number, (1, 1));
+    f.smallest = make_internal_key(lo.as_bytes(), 1, ValueKind::Value);
+    f.largest = make_internal_key(hi.as_bytes(), 1, ValueKind::Value);
+    f.num_entries = entries;
+    f
+}
+
+#[test]
+fn key_space_shares_count_the_deepest_entries_a_level_spans() {
+    let reaper = crate::test_tables::TestTables::new().reaper;
+    let mut edit = VersionEdit::default();
+    // The deepest level (3): ten tables of 100 entries, keys 00-09, 10-19, …, 90-99.
+    for i in 0..10u64 {
+        let (lo, hi) = (format!("{}0", i), format!("{}9", i));
+        edit.added.push((3, spanning(300 + i, &lo, &hi, 100)));
+    }
+    // Level 1 spans 05-24 (meets tables 0, 1, 2) and 71-72 (table 7); level 2 is empty.
+    edit.added.push((1, spanning(100, "05", "24", 10)));
+    edit.added.push((1, spanning(101, "71", "72", 10)));
+    // Level 0: a flush across everything.
+    edit.added.push((0, spanning(10, "00", "99", 5)));
+    let v = Version::empty(5).apply(&edit, &reaper);
+    assert_eq!(v.key_space_shares(), [1.0, 0.4, 1.0, 1.0, 1.0]);
+
+    // A level beyond every deepest table meets none of them: nothing to measure it by.
+    let mut beyond = edit.clone();
+    beyond.added.retain(|(level, _)| *level != 1);
+    beyond.added.push((1, spanning(102, "a0", "a9", 10)));
+    let v = Version::empty(5).apply(&beyond, &reaper);
+    assert_eq!(v.key_space_shares()[1], 1.0);
+
+    // A sliver is held at the floor of a percent.
+    let mut many = VersionEdit::default();
+    for i in 0..1000u64 {
+        let (lo, hi) = (format!("{i:04}a"), format!("{i:04}b"));
+        many.added.push((2, spanning(1000 + i, &lo, &hi, 1)));
+    }
+    many.added.push((1, spanning(5, "0000a", "0000a", 1)));
+    let v = Version::empty(3).apply(&many, &reaper);
+    assert_eq!(v.key_space_shares(), [1.0, 0.01, 1.0]);
+
+    // No table at all, or level 0 alone: every level counts whole.
+    assert_eq!(Version::empty(3).key_space_shares(), [1.0, 1.0, 1.0]);
+}

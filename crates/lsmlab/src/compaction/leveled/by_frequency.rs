@@ -41,6 +41,10 @@ impl LayoutPolicy for FrequencyLeveledPolicy {
         LeveledPolicy.level_targets(v, opts)
     }
 
+    fn steady_level_bytes(&self, v: &Version, opts: &Options) -> Option<Vec<u64>> {
+        LeveledPolicy.steady_level_bytes(v, opts)
+    }
+
     fn pick_compaction(
         &self,
         v: &Version,

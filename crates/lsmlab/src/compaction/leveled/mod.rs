@@ -191,6 +191,17 @@ impl LayoutPolicy for LeveledPolicy {
         level_targets(&bytes, v.levels[0].len(), opts)
     }
 
+    fn steady_level_bytes(&self, v: &Version, opts: &Options) -> Option<Vec<u64>> {
+        if !opts.level_compaction_dynamic_level_bytes {
+            return Some(self.level_targets(v, opts).max_bytes);
+        }
+        // Level 0 left out: the dynamic base level grows with level 0's bytes so that a deep
+        // level 0 can drain, a swell that is not the tree's steady shape.
+        let mut bytes: Vec<u64> = (0..v.levels.len()).map(|l| v.level_bytes(l)).collect();
+        bytes[0] = 0;
+        Some(level_targets(&bytes, 0, opts).max_bytes)
+    }
+
     fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {
         scores(self, v, opts)
     }

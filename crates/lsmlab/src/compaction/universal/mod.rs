@@ -27,6 +27,10 @@ impl UniversalPolicy {
 }
 
 impl LayoutPolicy for UniversalPolicy {
+    fn steady_level_bytes(&self, _: &Version, _: &Options) -> Option<Vec<u64>> {
+        None // sorted runs of any size, no level targets
+    }
+
     fn name(&self) -> &'static str {
         "universal"
     }
