@@ -58,7 +58,7 @@ section() {
     echo
     # The setup rows a reader needs to weigh the verdicts.
     # (Binaries' paths are this machine's; their versions are what a reader needs.)
-    grep -E '^\| (repetitions|until decided|runs|engines|flags|properties|matrix|load average|outside load|lsmlab) \|' "$md" |
+    grep -E '^\| (repetitions|until decided|runs|missing runs|engines|flags|properties|matrix|load average|outside load|lsmlab) \|' "$md" |
         sed -E -e 's/^\| ([^|]+) \| (.*) \|$/- \1: \2/' -e 's/ \(\/[^)]*\)//g' || true
     echo
     # The table and its notes; the forest plot stays in the report (its image is the report's).
@@ -106,12 +106,25 @@ for seed in "${seeds[@]}"; do
     section "$seed" "$dir" "$start" "$end" "${args:-}" >"$tmp/$seed.md"
 done
 
+# The page a kept section comes from: its generating commit and date.
+previous=$( [ -f "$out" ] && grep -oE -m1 'at commit `[0-9a-f]+`[^,]*, [0-9-]+' "$out" | sed 's/^at //' || true)
+previous="the page generated at ${previous:-an earlier commit}"
 for seed in 000 001 002 003 004; do
     if [ -f "$tmp/$seed.md" ]; then
         cat "$tmp/$seed.md"
     elif [ -f "$out" ]; then
-        # Keep the section of a seed not run this time.
-        awk -v h="## Seed $seed" '$0 == h {on = 1; print; next} on && /^## / {exit} on' "$out"
+        # Keep the section of a seed not run this time, saying which page it comes from: its
+        # verdicts are those of that page's commit, which may have decided by other rules.
+        awk -v h="## Seed $seed" -v from="$previous" '
+            $0 == h {on = 1; n = 0; next}
+            on && /^## / {exit}
+            on {line[++n] = $0; if ($0 ~ /^\*Kept from /) kept = 1}
+            END {
+                if (!on) exit
+                print h
+                if (!kept) {print ""; print "*Kept from " from ", not run again: its verdicts are those of that commit'"'"'s rules.*"}
+                for (i = 1; i <= n; i++) print line[i]
+            }' "$out"
     fi
     echo
 done >"$tmp/body.md"
@@ -127,7 +140,7 @@ done >"$tmp/body.md"
     echo "*not reproduced* (a bound or an about band missed), *inconclusive*, *runs failed*, *n/a*."
     echo "The *seed* column is the seed's own figure, beside the measured one."
     echo
-    echo "All seeds: $(grep -E '^\| [0-9]+\. |^\|  \| ' "$tmp/body.md" | counts)."
+    echo "The seeds run for this page ($(ls "$tmp"/*.claims | xargs -n1 basename | sed 's/\.claims$//' | paste -sd, - | sed 's/,/, /g')): $(cat "$tmp"/*.claims | counts)."
     echo
     echo "What each standard scale is and why is in"
     echo "[how-to/reproduce-a-seed.md](how-to/reproduce-a-seed.md#the-scales); what the verdicts mean for each seed is in"

@@ -4,6 +4,13 @@
 //! `./db_bench` (RocksDB's `tools/benchmark.sh`) need no wrapper.
 
 fn main() {
+    // A pipe its reader closed (`lsmlab dump TABLE | head`) ends the process quietly, as it ends
+    // `cat`: Rust's runtime ignores SIGPIPE, which turns the next print into a panic.
+    // SAFETY: setting a signal's disposition to the default before any thread is started.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let mut args = std::env::args();
     let program = args.next().unwrap_or_default();
     let mut args: Vec<String> = args.collect();

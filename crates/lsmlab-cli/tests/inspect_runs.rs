@@ -115,6 +115,47 @@ fn dump_prints_every_kind_of_file() {
 }
 
 #[test]
+fn dump_into_a_reader_that_stops_ends_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let (code, _, err) = lsmlab(&[
+        "bench",
+        &format!("--db={}", db.display()),
+        "--num=20000",
+        "--value_size=16",
+        "--compression_type=none",
+        "--benchmarks=fillseq",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // The largest table or log: 20,000 entries print far more than a pipe holds (64 KiB).
+    let file = std::fs::read_dir(&db)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sst" || e == "log"))
+        .max_by_key(|p| std::fs::metadata(p).unwrap().len())
+        .unwrap();
+    assert!(
+        std::fs::metadata(&file).unwrap().len() > 300_000,
+        "{file:?}"
+    );
+    // As `lsmlab dump FILE | head -c 100`: the reader takes a little and closes the pipe.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lsmlab"))
+        .args(["dump", file.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.is_empty(), "{err}");
+}
+
+#[test]
 fn bad_input_is_one_line() {
     let dir = tempfile::tempdir().unwrap();
     for (args, expect) in [

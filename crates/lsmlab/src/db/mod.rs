@@ -496,8 +496,15 @@ pub(crate) fn publish_live_levels(opts: &Options, policy: &dyn LayoutPolicy, ver
         .iter()
         .map(|files| files.iter().map(|f| f.num_entries).sum())
         .collect();
+    let monkey = opts.filter.allocation == crate::filter::FilterAllocation::Monkey;
     let deepest = per_level.iter().rposition(|&n| n > 0);
-    let steady_bytes = policy.steady_level_bytes(version, opts);
+    // Only Monkey's allocation reads the steady sizes and the key shares (a walk of the
+    // deepest level per level at every new version): the other settings skip them.
+    let steady_bytes = if monkey {
+        policy.steady_level_bytes(version, opts)
+    } else {
+        None
+    };
     // A level's steady entries: its steady bytes at its own bytes per entry. Level 0 (capped
     // by its table count instead), the deepest level (it holds what the tree holds) and any
     // level of a layout without targets count whole.
@@ -517,7 +524,11 @@ pub(crate) fn publish_live_levels(opts: &Options, policy: &dyn LayoutPolicy, ver
         per_level,
         level0_tables: version.levels[0].len(),
         level0_steady_tables: opts.level0_file_num_compaction_trigger,
-        key_shares: version.key_space_shares(),
+        key_shares: if monkey {
+            version.key_space_shares()
+        } else {
+            Vec::new()
+        },
         steady_entries,
     });
 }
