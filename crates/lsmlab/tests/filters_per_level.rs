@@ -54,7 +54,13 @@ fn settled(fs: &MemFs, filter: FilterOptions) -> (Db, Vec<Level>) {
     }
     db.flush().unwrap();
     db.wait_for_background_work().unwrap();
-    let levels = (0..LEVELS)
+    let levels = levels_of(&db);
+    (db, levels)
+}
+
+/// Entries and filter memory of each level, from the per-level properties.
+fn levels_of(db: &Db) -> Vec<Level> {
+    (0..LEVELS)
         .map(|l| Level {
             entries: db
                 .property_int(&format!("lsmlab.num-entries-at-level{l}"))
@@ -63,8 +69,7 @@ fn settled(fs: &MemFs, filter: FilterOptions) -> (Db, Vec<Level>) {
                 .property_int(&format!("lsmlab.filter-bytes-at-level{l}"))
                 .unwrap(),
         })
-        .collect();
-    (db, levels)
+        .collect()
 }
 
 fn uniform() -> FilterOptions {
@@ -221,16 +226,7 @@ fn settled_after_level0_debt(fs: &MemFs, filter: FilterOptions) -> (Db, Vec<Leve
     }
     let db = Db::open(DIR, options(fs, filter)).unwrap();
     db.wait_for_background_work().unwrap();
-    let levels = (0..LEVELS)
-        .map(|l| Level {
-            entries: db
-                .property_int(&format!("lsmlab.num-entries-at-level{l}"))
-                .unwrap(),
-            filter_bytes: db
-                .property_int(&format!("lsmlab.filter-bytes-at-level{l}"))
-                .unwrap(),
-        })
-        .collect();
+    let levels = levels_of(&db);
     (db, levels)
 }
 
