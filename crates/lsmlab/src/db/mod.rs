@@ -496,41 +496,50 @@ pub(crate) fn publish_live_levels(opts: &Options, policy: &dyn LayoutPolicy, ver
         .iter()
         .map(|files| files.iter().map(|f| f.num_entries).sum())
         .collect();
-    let monkey = opts.filter.allocation == crate::filter::FilterAllocation::Monkey;
-    let deepest = per_level.iter().rposition(|&n| n > 0);
     // Only Monkey's allocation reads the steady sizes and the key shares (a walk of the
     // deepest level per level at every new version): the other settings skip them.
-    let steady_bytes = if monkey {
-        policy.steady_level_bytes(version, opts)
-    } else {
-        None
-    };
-    // A level's steady entries: its steady bytes at its own bytes per entry. Level 0 (capped
-    // by its table count instead), the deepest level (it holds what the tree holds) and any
-    // level of a layout without targets count whole.
-    let steady_entries = (0..per_level.len())
-        .map(|l| {
-            let bytes = version.level_bytes(l);
-            match &steady_bytes {
-                Some(target) if l > 0 && Some(l) != deepest && bytes > 0 => {
-                    let target = target.get(l).copied().unwrap_or(u64::MAX) as f64;
-                    (target * per_level[l] as f64 / bytes as f64).min(u64::MAX as f64) as u64
-                }
-                _ => u64::MAX,
-            }
-        })
-        .collect();
+    let (steady_entries, key_shares) =
+        if opts.filter.allocation == crate::filter::FilterAllocation::Monkey {
+            (
+                steady_entries(opts, policy, version, &per_level),
+                version.key_space_shares(),
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
     opts.filter.live.publish(crate::filter::TreeEntries {
         per_level,
         level0_tables: version.levels[0].len(),
         level0_steady_tables: opts.level0_file_num_compaction_trigger,
-        key_shares: if monkey {
-            version.key_space_shares()
-        } else {
-            Vec::new()
-        },
+        key_shares,
         steady_entries,
     });
+}
+
+/// Each level's entries when compaction keeps up: its steady bytes (`policy`'s) at its own
+/// bytes per entry. Level 0 (capped by its table count instead), the deepest level (it holds
+/// what the tree holds), empty levels and every level of a layout without targets are not
+/// bounded (`u64::MAX`).
+fn steady_entries(
+    opts: &Options,
+    policy: &dyn LayoutPolicy,
+    version: &Version,
+    per_level: &[u64],
+) -> Vec<u64> {
+    let Some(target) = policy.steady_level_bytes(version, opts) else {
+        return Vec::new();
+    };
+    let deepest = per_level.iter().rposition(|&n| n > 0);
+    (0..per_level.len())
+        .map(|l| {
+            let bytes = version.level_bytes(l);
+            if l == 0 || Some(l) == deepest || bytes == 0 {
+                return u64::MAX;
+            }
+            let target = target.get(l).copied().unwrap_or(u64::MAX) as f64;
+            (target * per_level[l] as f64 / bytes as f64).min(u64::MAX as f64) as u64
+        })
+        .collect()
 }
 
 impl DbInner {

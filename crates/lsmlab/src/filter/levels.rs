@@ -2,8 +2,6 @@
 //! setting, a per-level list, Monkey's allocation or `optimize_filters_for_hits`, and the
 //! entries per level of the open tree ([`LiveLevels`]) that the last two need.
 
-#[cfg(test)]
-use super::allocation::monkey_bits_per_key;
 use super::allocation::{monkey_bits_per_key_probed, FilterAllocation};
 use super::FilterOptions;
 use parking_lot::RwLock;
@@ -81,6 +79,15 @@ impl TreeEntries {
     /// The share of the keys level `level` covers (1 when not known).
     fn key_share(&self, level: usize) -> f64 {
         self.key_shares.get(level).copied().unwrap_or(1.0)
+    }
+
+    /// The share of gets of a missing key that reach each run of [`TreeEntries::runs`]: 1 for
+    /// level 0's, each deeper level's share of the keys.
+    fn run_shares(&self) -> Vec<f64> {
+        let levels = (1..self.per_level.len()).map(|l| self.key_share(l));
+        std::iter::repeat_n(1.0, self.level0_runs())
+            .chain(levels)
+            .collect()
     }
 
     /// The entries of each sorted run a get of a missing key probes: level 0's runs (each a
@@ -167,21 +174,11 @@ impl FilterOptions {
                 // levels' for the life of the data. Level 0's runs in the sum would hand
                 // their share of memory to tables that are gone by the time the tree is
                 // read, and leave the lasting levels short of uniform's memory once level 0
-                // drains (docs/filters.md, "A growing tree").
-                // Each run weighed by the share of gets that reach it.
+                // drains (docs/filters.md, "A growing tree"). Each run is weighed by the
+                // share of gets that reach it.
                 let bits = if at == 0 {
-                    let runs = tree.runs();
-                    let l0 = runs.len() + 1 - entries.len();
-                    let shares: Vec<f64> = (0..runs.len())
-                        .map(|r| {
-                            if r < l0 {
-                                1.0
-                            } else {
-                                tree.key_share(r + 1 - l0)
-                            }
-                        })
-                        .collect();
-                    monkey_bits_per_key_probed(self.bits_per_key, &runs, &shares)[0]
+                    monkey_bits_per_key_probed(self.bits_per_key, &tree.runs(), &tree.run_shares())
+                        [0]
                 } else {
                     let lasting = tree.lasting();
                     if lasting[at] == 0 {
@@ -202,6 +199,7 @@ impl FilterOptions {
 
 #[cfg(test)]
 mod tests {
+    use super::super::allocation::monkey_bits_per_key;
     use super::*;
 
     fn options() -> FilterOptions {
