@@ -46,6 +46,7 @@ const LSMLAB_ONLY: &[&str] = &[
     "fslsm_device_read_micros",
     "fslsm_device_write_micros",
     "max_files_for_level_base",
+    "max_obsolete_percent",
     "compaction_victims",
     "deterministic_background",
     "shape",
@@ -155,6 +156,7 @@ fn bench_flag_defaults_are_the_engines_option_defaults() {
         wal_recovery_mode,
         paranoid_checks,
         max_files_for_level_base,
+        max_obsolete_percent,
         compaction_victims,
         deterministic_background,
     );

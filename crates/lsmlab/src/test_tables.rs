@@ -114,6 +114,7 @@ impl TestTables {
             num_entries: t.properties.num_entries,
             num_deletions: t.properties.num_deletions,
             oldest_blob_file: 0,
+            shadowed_below: 0,
         }
     }
 
@@ -131,6 +132,7 @@ impl TestTables {
             num_entries: 0,
             num_deletions: 0,
             oldest_blob_file: 0,
+            shadowed_below: 0,
         }
     }
 

@@ -91,6 +91,7 @@ pub fn options(s: &EngineSettings) -> Options {
         blob_garbage_collection_age_cutoff: s.blob_garbage_collection_age_cutoff,
         blob_garbage_collection_force_threshold: s.blob_garbage_collection_force_threshold,
         max_files_for_level_base: s.lsmlab.max_files_for_level_base,
+        max_obsolete_percent: s.lsmlab.max_obsolete_percent,
         deterministic_background: s.lsmlab.deterministic_background,
         compaction_victims: s.lsmlab.compaction_victims,
         ..Options::default()

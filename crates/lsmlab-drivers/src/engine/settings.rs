@@ -115,6 +115,9 @@ pub struct LsmlabSettings {
     pub compaction_victims: CompactionVictims,
     /// Level limits in tables when not 0.
     pub max_files_for_level_base: u64,
+    /// Percent of the live data the obsolete versions below upper tables may reach before
+    /// leveled compaction reclaims them (0: never).
+    pub max_obsolete_percent: u32,
     /// Flushes, compactions and float-ups in the calling thread, so that repeats count the
     /// same.
     pub deterministic_background: bool,

@@ -25,6 +25,7 @@ const LSMLAB_ONLY: &[&str] = &[
     "fslsm_device_read_micros",
     "fslsm_device_write_micros",
     "max_files_for_level_base",
+    "max_obsolete_percent",
     "compaction_victims",
     "shape",
     "deterministic_background",

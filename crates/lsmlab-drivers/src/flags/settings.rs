@@ -195,6 +195,7 @@ impl BenchFlags {
                 shape: self.shape.clone(),
                 compaction_victims: self.compaction_victims()?,
                 max_files_for_level_base: self.max_files_for_level_base,
+                max_obsolete_percent: self.max_obsolete_percent,
                 deterministic_background: self.deterministic_background,
                 bloom_bits_per_level: self.bloom_bits_per_level()?,
                 bloom_allocation: self.bloom_allocation()?,

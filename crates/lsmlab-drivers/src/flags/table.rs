@@ -262,6 +262,10 @@ flags! {
     /// lsmlab: level limits in tables when not 0: level i >= 1 holds this many tables times
     /// --max_bytes_for_level_multiplier^(i-1) (10: 10, 100, 1000, ...); 0: limits in bytes.
     max_files_for_level_base: u64 = 0;
+    /// lsmlab, leveled: compact a table down, though its level is under its target, once the
+    /// obsolete versions upper tables hide are estimated past this percent of the live data;
+    /// 0: never (RocksDB).
+    max_obsolete_percent: u32 = 5;
     /// lsmlab: which tables a level over its limit compacts: overlap (RocksDB's least
     /// overlapping table; all of level 0) or frequency (the tables gets hit least).
     compaction_victims: String = "overlap".to_string();

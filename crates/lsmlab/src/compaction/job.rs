@@ -2,6 +2,7 @@
 //! output tables cut at `target_file_size_base` (values go through [`CompactionBlobs`]).
 
 use super::blobs::{BlobOutcome, CompactionBlobs};
+use super::obsolete::ShadowSampler;
 use super::output_syncs::OutputSyncs;
 use super::shadow::Shadowing;
 use super::CompactionSpec;
@@ -76,6 +77,8 @@ pub(super) struct Output {
     deletions: u64,
     /// Oldest blob file referenced (`u64::MAX` for none yet).
     oldest_blob: u64,
+    /// Entries of deeper levels its keys hide, estimated (`obsolete.rs`); 0 when not sampled.
+    pub(super) shadowed_below: u64,
 }
 
 impl Output {
@@ -97,6 +100,7 @@ impl Output {
             largest_seq: 0,
             deletions: 0,
             oldest_blob: u64::MAX,
+            shadowed_below: 0,
         })
     }
 
@@ -162,6 +166,7 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
     let mut syncs = OutputSyncs::new(p.dir);
     let mut shadowing = Shadowing::new(p.smallest_snapshot);
     let mut blobs = CompactionBlobs::new(p.env, p.dir, p.opts, p.stats, p.blobs, p.version);
+    let mut sampler = ShadowSampler::new(p.version, spec.output_level, p.tables);
     iter.seek_to_first();
     while iter.valid() {
         let ikey = iter.key();
@@ -198,7 +203,8 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
                     .as_ref()
                     .is_some_and(|c| c.estimated_size() >= p.opts.target_file_size_base)
             {
-                if let Some(c) = current.take() {
+                if let Some(mut c) = current.take() {
+                    c.shadowed_below = sampler.table_done();
                     finish_output(c, &mut out.outputs, &mut out.bytes_written, &mut syncs)?;
                 }
             }
@@ -216,12 +222,16 @@ pub fn run_compaction(p: &mut CompactionParams<'_>) -> Result<CompactionOutcome>
             if let Some(c) = current.as_mut() {
                 let (k, v, blob) = blobs.kept(&parsed, ikey, iter.value(), p.new_file_number)?;
                 c.add(&parsed, k, v, blob)?;
+                if new_user_key {
+                    sampler.new_key(parsed.user_key);
+                }
             }
         }
         iter.next();
     }
     iter.status()?;
-    if let Some(c) = current.take() {
+    if let Some(mut c) = current.take() {
+        c.shadowed_below = sampler.table_done();
         finish_output(c, &mut out.outputs, &mut out.bytes_written, &mut syncs)?;
     }
     syncs.wait()?;
@@ -257,6 +267,7 @@ pub(super) fn finish_output(
         } else {
             c.oldest_blob
         },
+        shadowed_below: c.shadowed_below,
     });
     Ok(())
 }

@@ -17,6 +17,7 @@ mod frequency;
 mod fslsm;
 mod job;
 mod leveled;
+pub(crate) mod obsolete;
 mod output_syncs;
 #[cfg(test)]
 mod picker_tests;

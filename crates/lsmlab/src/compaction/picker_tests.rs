@@ -13,8 +13,10 @@
 //!   (`max_files_for_level_base`: limits in tables), `victims` (`overlap` or `frequency`);
 //!   universal compaction's `size_ratio`, `min_merge_width`, `max_merge_width`, `max_size_amp`
 //!   (percent), `trivial_move` (`true`/`false`), `stop_style` (`0` total size, `1` similar);
-//! - `L<n> <number> <smallest>-<largest> [size=<bytes>] [seq=<lo>-<hi>] [busy]` adds a table
-//!   (the policy hears of its creation);
+//!   `max_obsolete` (`max_obsolete_percent`);
+//! - `L<n> <number> <smallest>-<largest> [size=<bytes>] [seq=<lo>-<hi>] [entries=<n>]
+//!   [hides=<n>] [busy]` adds a table (the policy hears of its creation); `hides` is the
+//!   entries below it that its keys hide (`shadowed_below`), `entries` its own (default 1);
 //! - `reads <n>` / `writes <n>`: operations for the read ratio;
 //! - `hit L<n> <number> [x<count>]`: gets that found their key in that table;
 //! - `pick` expects the next line to be `=> <compaction>` or `=> none`, where a compaction is
@@ -148,6 +150,7 @@ fn set(case: &mut Case, line: usize, kv: &str) {
                 parse_increments(v).unwrap_or_else(|e| case.fail(line, e.to_string()))
         }
         "level_files" => case.opts.max_files_for_level_base = num(case),
+        "max_obsolete" => case.opts.max_obsolete_percent = num(case) as u32,
         "victims" => {
             case.opts.compaction_victims =
                 CompactionVictims::parse(v).unwrap_or_else(|e| case.fail(line, e.to_string()))
@@ -186,8 +189,17 @@ fn add_table(case: &mut Case, line: usize, level: usize, words: &[&str]) {
         .and_then(|w| w.split_once('-'))
         .unwrap_or_else(|| case.fail(line, "table wants <smallest>-<largest>".into()));
     let (mut size, mut seqs, mut busy) = (100u64, (number, number), false);
+    let (mut entries, mut hides) = (1u64, 0u64);
     for w in &words[2..] {
-        if let Some(s) = w.strip_prefix("size=") {
+        let count = |s: &str| -> u64 {
+            s.parse()
+                .unwrap_or_else(|_| case.fail(line, format!("{w:?}: not a number")))
+        };
+        if let Some(s) = w.strip_prefix("entries=") {
+            entries = count(s);
+        } else if let Some(s) = w.strip_prefix("hides=") {
+            hides = count(s);
+        } else if let Some(s) = w.strip_prefix("size=") {
             size = s
                 .parse()
                 .unwrap_or_else(|_| case.fail(line, format!("size {s:?}")));
@@ -210,9 +222,10 @@ fn add_table(case: &mut Case, line: usize, level: usize, words: &[&str]) {
         largest: make_internal_key(hi.as_bytes(), seqs.0, ValueKind::Value),
         smallest_seq: seqs.0,
         largest_seq: seqs.1,
-        num_entries: 1,
+        num_entries: entries,
         num_deletions: 0,
         oldest_blob_file: 0,
+        shadowed_below: hides,
     };
     case.tables.push((level, f, busy));
     case.version = None;

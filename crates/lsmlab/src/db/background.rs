@@ -315,6 +315,7 @@ pub(crate) fn write_level0_table(
         num_entries: s.properties.num_entries,
         num_deletions: dels,
         oldest_blob_file,
+        shadowed_below: 0,
     });
     Ok(out)
 }

@@ -42,6 +42,11 @@ pub(crate) fn property_int(inner: &DbInner, name: &str) -> Option<u64> {
                 .sum();
             disk + mem
         }
+        // The versions upper tables hide below them, estimated when the tables were written
+        // (`compaction/obsolete.rs`).
+        "lsmlab.estimate-obsolete-bytes" => crate::compaction::obsolete::hidden_bytes(version)
+            .iter()
+            .sum(),
         "rocksdb.num-blob-files" => version.blobs.len() as u64,
         // As RocksDB: total counts the blob files of every version still held (by readers too),
         // live those of the current version; garbage is what no table references any more.

@@ -265,6 +265,7 @@ fn after_a_failed_manifest_append_no_edit_is_appended() {
         num_entries: 1,
         num_deletions: 0,
         oldest_blob_file: 0,
+        shadowed_below: 0,
     };
     // Edit 1 (e.g. a compaction) fails after its fragment header was appended.
     sw.writes_until_failure.store(1, O::Relaxed);

@@ -173,6 +173,14 @@ pub struct Options {
     /// files (LevelDB's simulator, seed 003); not with `level_compaction_dynamic_level_bytes`.
     /// Default: 0 (limits in bytes, RocksDB).
     pub max_files_for_level_base: u64,
+    /// Leveled: once the versions that upper tables hide in the levels below them are
+    /// estimated at more than this percent of the live data, a table hiding the most is
+    /// compacted down, though its level is under its target (`compaction/obsolete.rs`). Without
+    /// it an overwrite that leaves a level under its target keeps two copies of its keys for
+    /// good. Lower: less space, more rewriting in overwrite workloads; 0 turns it off (RocksDB,
+    /// which has no such trigger). The estimate samples the filters below, so tables without a
+    /// filter count nothing. Not used by the FSLSM and universal layouts. Default: 5.
+    pub max_obsolete_percent: u32,
     /// Size at which compaction output is cut into a new table. Smaller tables make finer
     /// compactions (less rewritten per compaction) at more files, index and filter blocks;
     /// scale it with the write buffer when a study shrinks the tree. Default: 64 MiB.
@@ -314,6 +322,7 @@ impl Default for Options {
             max_bytes_for_level_multiplier: 10.0,
             level_compaction_dynamic_level_bytes: false,
             max_files_for_level_base: 0,
+            max_obsolete_percent: 5,
             target_file_size_base: 64 << 20,
             compaction_victims: CompactionVictims::MinOverlap,
             max_background_jobs: 2,

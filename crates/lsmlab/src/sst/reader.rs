@@ -339,6 +339,12 @@ impl TableReader {
         Ok(())
     }
 
+    /// Whether the table's filter lets through the key of `hash` ([`key_hash`] of its user
+    /// key); `None` when the table has no filter. No block is read.
+    pub fn filter_may_hold(&self, hash: u64) -> Option<bool> {
+        self.filter.as_ref().map(|f| f.may_match(hash))
+    }
+
     /// Name of the filter that wrote the filter block, if any.
     pub fn filter_name(&self) -> Option<&str> {
         (!self.props.filter_policy.is_empty()).then_some(self.props.filter_policy.as_str())

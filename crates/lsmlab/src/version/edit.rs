@@ -18,6 +18,9 @@ const TAG_BLOB_GARBAGE: u64 = 7;
 /// The oldest blob file a table references: table number, blob file number. Follows the table's
 /// tag 5 in the same edit; tables without it reference no blob file.
 const TAG_TABLE_OLDEST_BLOB: u64 = 8;
+/// The entries of deeper levels a table's keys are estimated to hide: table number, entries.
+/// Follows the table's tag 5 in the same edit; tables without it hide none that are known.
+const TAG_TABLE_SHADOWED: u64 = 9;
 
 /// What the MANIFEST records of a blob file when it is added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -70,6 +73,9 @@ pub struct NewFile {
     pub num_deletions: u64,
     /// Number of the oldest blob file the table references; 0 for none.
     pub oldest_blob_file: u64,
+    /// Entries of deeper levels that this table's keys hide, estimated when it was written
+    /// (`compaction/obsolete.rs`): the obsolete versions a compaction of it down would drop.
+    pub shadowed_below: u64,
 }
 
 /// A change to the set of tables.
@@ -142,6 +148,11 @@ impl VersionEdit {
                 put_varint64(&mut b, f.number);
                 put_varint64(&mut b, f.oldest_blob_file);
             }
+            if f.shadowed_below != 0 {
+                put_varint64(&mut b, TAG_TABLE_SHADOWED);
+                put_varint64(&mut b, f.number);
+                put_varint64(&mut b, f.shadowed_below);
+            }
         }
         b
     }
@@ -180,6 +191,7 @@ impl VersionEdit {
                             smallest,
                             largest,
                             oldest_blob_file: 0,
+                            shadowed_below: 0,
                         },
                     ));
                 }
@@ -193,6 +205,17 @@ impl VersionEdit {
                         .find(|(_, f)| f.number == n)
                         .ok_or("table-oldest-blob names a table the edit does not add")?;
                     f.1.oldest_blob_file = blob;
+                }
+                TAG_TABLE_SHADOWED => {
+                    let n = d.varint64().ok_or("bad table-shadowed number")?;
+                    let entries = d.varint64().ok_or("bad table-shadowed entries")?;
+                    let f = e
+                        .added
+                        .iter_mut()
+                        .rev()
+                        .find(|(_, f)| f.number == n)
+                        .ok_or("table-shadowed names a table the edit does not add")?;
+                    f.1.shadowed_below = entries;
                 }
                 TAG_NEW_BLOB_FILE => {
                     let v: [u64; 3] = varints(&mut d, "bad new-blob-file field")?;
@@ -249,6 +272,7 @@ mod tests {
                     num_entries: 10,
                     num_deletions: 2,
                     oldest_blob_file: 7,
+                    shadowed_below: 6,
                 },
             )],
             blob_added: vec![NewBlobFile {

@@ -134,6 +134,7 @@ fn table(number: u64, seqs: (u64, u64)) -> NewFile {
         num_entries: 1,
         num_deletions: 0,
         oldest_blob_file: 0,
+        shadowed_below: 0,
     }
 }
 

@@ -201,9 +201,23 @@ impl LayoutPolicy for FslsmPolicy {
         }
         let picked = if opts.compaction_victims == CompactionVictims::LowestFrequency {
             let freq = self.freq.lock();
-            leveled::pick(self, v, opts, leveled::IntraL0::Never, Some(&freq))
+            leveled::pick(
+                self,
+                v,
+                opts,
+                leveled::IntraL0::Never,
+                leveled::Reclaim::Never,
+                Some(&freq),
+            )
         } else {
-            leveled::pick(self, v, opts, leveled::IntraL0::Never, None)
+            leveled::pick(
+                self,
+                v,
+                opts,
+                leveled::IntraL0::Never,
+                leveled::Reclaim::Never,
+                None,
+            )
         };
         picked.or_else(|| float_ups.then(|| self.pick_float_up(v)).flatten())
     }

@@ -125,6 +125,7 @@ mod tests {
             num_entries: 1,
             num_deletions: 0,
             oldest_blob_file: 0,
+            shadowed_below: 0,
         }
     }
 

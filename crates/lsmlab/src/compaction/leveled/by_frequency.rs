@@ -1,7 +1,7 @@
 //! Victims by access frequency (`compaction_victims = LowestFrequency`): the tables gets hit
 //! least leave a level first, so hot tables stay high.
 
-use super::{busy, key_range, pick, scores, IntraL0, LeveledPolicy};
+use super::{busy, key_range, pick, scores, IntraL0, LeveledPolicy, Reclaim};
 use crate::compaction::dynamic_levels::LevelTargets;
 use crate::compaction::frequency::Frequency;
 use crate::compaction::{CompactionKind, CompactionSpec, LayoutPolicy, LevelInputs, Requested};
@@ -52,7 +52,14 @@ impl LayoutPolicy for FrequencyLeveledPolicy {
         _requested: Requested,
     ) -> Option<CompactionSpec> {
         let freq = self.freq.lock();
-        pick(self, v, opts, IntraL0::Allowed, Some(&freq))
+        pick(
+            self,
+            v,
+            opts,
+            IntraL0::Allowed,
+            Reclaim::Obsolete,
+            Some(&freq),
+        )
     }
 
     fn level_scores(&self, v: &Version, opts: &Options) -> Vec<f64> {

@@ -7,7 +7,9 @@
 //! The pick here ranks levels by score and asks one of two victim choices: the table
 //! overlapping the next level least (`min_overlap.rs`, RocksDB's), or the tables gets hit
 //! least (`by_frequency.rs`, [`FrequencyLeveledPolicy`], `compaction_victims =
-//! LowestFrequency`). When level 0 cannot leave, `intra_l0.rs` merges it within itself.
+//! LowestFrequency`). When level 0 cannot leave, `intra_l0.rs` merges it within itself. When
+//! the obsolete versions that upper tables hide pass `max_obsolete_percent` of the live data,
+//! `obsolete.rs` picks a table to merge down whatever its level's size.
 //! `max_files_for_level_base` counts level i ≥ 1's limit in tables instead of bytes.
 //!
 //! The picker reads the limits through [`LayoutPolicy`], so a policy that moves the limits at
@@ -21,6 +23,7 @@ pub use by_frequency::FrequencyLeveledPolicy;
 
 use super::dynamic_levels::{level_targets, LevelTargets};
 use super::frequency::Frequency;
+use super::obsolete;
 use super::{CompactionSpec, LayoutPolicy, Requested};
 use crate::options::Options;
 use crate::version::{FileMeta, Version};
@@ -36,6 +39,17 @@ pub struct LeveledPolicy;
 /// `max_compaction_bytes` in target files: RocksDB's default of 25 × `target_file_size_base`.
 pub(super) const MAX_COMPACTION_FILES: u64 = 25;
 
+/// Whether [`pick`] compacts a table down to drop the obsolete versions it hides, though its
+/// level is under its target (`obsolete.rs`, past `max_obsolete_percent`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reclaim {
+    /// Yes: the tree's levels hold versions in key order, newest above.
+    Obsolete,
+    /// No: FSLSM floats tables up, so a table may sit above newer versions of its keys and
+    /// the estimate of what it hides, made where it was written, no longer holds.
+    Never,
+}
+
 /// Whether [`pick`] may merge level-0 tables into one level-0 table when level 0 cannot
 /// compact into the base level (its tables or the base level's are busy).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +62,7 @@ pub(crate) enum IntraL0 {
     Never,
 }
 
-pub(super) fn busy(files: &[Arc<FileMeta>]) -> bool {
+pub(in crate::compaction) fn busy(files: &[Arc<FileMeta>]) -> bool {
     files
         .iter()
         .any(|f| f.being_compacted.load(Ordering::Relaxed))
@@ -75,12 +89,39 @@ pub(crate) fn pick(
     v: &Version,
     opts: &Options,
     intra_l0: IntraL0,
+    reclaim: Reclaim,
     freq: Option<&Frequency>,
 ) -> Option<CompactionSpec> {
     let scores = scores(limits, v, opts);
     let base_level = limits.level_targets(v, opts).base_level;
     let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    let reclaim_score = match reclaim {
+        Reclaim::Obsolete => obsolete::score(v, opts.max_obsolete_percent),
+        Reclaim::Never => 0.0,
+    };
+    // Ranked with the size scores: before them when further past its allowance than the most
+    // urgent level is past its limit, else when none of them can run.
+    let reclaim_due = reclaim_score >= 1.0;
+    if reclaim_due && order.first().is_none_or(|&l| reclaim_score > scores[l]) {
+        if let Some(spec) = obsolete::pick(v) {
+            return Some(spec);
+        }
+    }
+    by_size(limits, v, opts, intra_l0, freq, base_level, order)
+        .or_else(|| reclaim_due.then(|| obsolete::pick(v)).flatten())
+}
+
+/// The pick among the levels over their limits, most urgent first (`order`).
+fn by_size(
+    limits: &dyn LayoutPolicy,
+    v: &Version,
+    opts: &Options,
+    intra_l0: IntraL0,
+    freq: Option<&Frequency>,
+    base_level: usize,
+    order: Vec<usize>,
+) -> Option<CompactionSpec> {
     if let Some(freq) = freq {
         return order.into_iter().find_map(|level| {
             if level == 0 {
@@ -212,6 +253,6 @@ impl LayoutPolicy for LeveledPolicy {
         opts: &Options,
         _requested: Requested,
     ) -> Option<CompactionSpec> {
-        pick(self, v, opts, IntraL0::Allowed, None)
+        pick(self, v, opts, IntraL0::Allowed, Reclaim::Obsolete, None)
     }
 }
