@@ -105,6 +105,31 @@ CONFIGS = [
      "fillseq,fillrandom,overwrite,readrandom", ["lsmlab", "rocksdb", "leveldb"]),
 ] + compressed_cells()
 
+# fjall and lsmlab at equal memory, both ways, on the seed-000 16 KB LZ4 writes (the cell where
+# fjall's memory makes its writes faster). At lsmlab's: every engine gets a database-wide
+# write-buffer budget of lsmlab's two 8 MiB write buffers, which holds fjall's journal (which
+# seals and flushes its memtables) at its smallest, 64 MiB. At fjall's: lsmlab and RocksDB may
+# hold up to fjall's default journal of 512 MiB in memtables.
+SEED000_16K_LZ4 = (sized(16384, 36_000, 36_000) + SEED000
+                   + ["--compression_type=lz4", "--compression_ratio=0.5"])
+CONFIGS += [
+    ("seed000 16 KB lz4 0.5, at lsmlab's memory",
+     SEED000_16K_LZ4 + ["--db_write_buffer_size=16777216"], COMPRESSED_BENCHES, THREE),
+    ("seed000 16 KB lz4 0.5, at fjall's memory", SEED000_16K_LZ4, COMPRESSED_BENCHES, THREE),
+]
+# Flags of one engine in one configuration, after the configuration's own.
+ENGINE_FLAGS = {
+    "seed000 16 KB lz4 0.5, at fjall's memory": {
+        e: ["--max_write_buffer_number=64", "--db_write_buffer_size=536870912"]
+        for e in ("lsmlab", "rocksdb")
+    },
+}
+
+
+def engine_flags(name, engine, flags):
+    """The configuration's flags for `engine`, with any of its own."""
+    return flags + ENGINE_FLAGS.get(name, {}).get(engine, [])
+
 
 def leveldb_flags(flags):
     """LevelDB 1.23's db_bench spelling of the cell's flags (it has no key_size, histogram is
@@ -281,7 +306,8 @@ def main():
             if re.search(a.only, name):
                 print(f"[{name}]")
                 for e in engines:
-                    print("  " + " ".join(command(e, flags, benches, "DB")[0]))
+                    print("  " + " ".join(command(e, engine_flags(name, e, flags), benches,
+                                                  "DB")[0]))
         return
     if not os.access(os.environ.get("DBBENCH", ""), os.X_OK):
         sys.exit("DBBENCH: set it to a release build of RocksDB's db_bench (an executable file)")
@@ -312,7 +338,7 @@ def main():
                     w = quiet_wait(work, a.quiet_wait)
                     if w:
                         waits.append(w)
-                    res, rss, disk = run(e, flags, benches, work)
+                    res, rss, disk = run(e, engine_flags(name, e, flags), benches, work)
                     got[e].append((res, rss, disk))
                     line = "  ".join(f"{b} {fmt(v[0])}" for b, v in res.items())
                     waited = f"waited {w[0]:.1f} s{'' if w[1] else ' (bound)'}" if w else "no wait"

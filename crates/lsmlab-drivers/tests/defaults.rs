@@ -131,6 +131,7 @@ fn bench_flag_defaults_are_the_engines_option_defaults() {
     same!(
         write_buffer_size,
         max_write_buffer_number,
+        db_write_buffer_size,
         level0_file_num_compaction_trigger,
         level0_slowdown_writes_trigger,
         level0_stop_writes_trigger,

@@ -4,7 +4,7 @@
 //! keyspace, the others refused (`support.rs`, table in docs/engines.md).
 
 use super::settings::EngineSettings;
-use super::support::{FJALL_BLOCK_SIZES, FJALL_LEVELS};
+use super::support::{FJALL_BLOCK_SIZES, FJALL_LEVELS, FJALL_MIN_JOURNAL};
 use super::{copy_value, EngineKind, Found, Store, StoreIter, Writer};
 use crate::error::{CliError, CliResult};
 use crate::readout::block::{Figures, Snapshot};
@@ -154,6 +154,12 @@ impl FjallStore {
         let mut b = Database::builder(path)
             .cache_size(s.cache_size as u64)
             .worker_threads(s.max_background_jobs.max(1));
+        // A database-wide budget holds fjall's journal, whose limit seals and flushes its
+        // memtables, to the same bytes, at fjall's smallest journal of 64 MiB. fjall 3.1's own
+        // write-buffer limit (`max_write_buffer_size`) is stored and never read.
+        if s.db_write_buffer_size > 0 {
+            b = b.max_journaling_size((s.db_write_buffer_size as u64).max(FJALL_MIN_JOURNAL));
+        }
         // Without the WAL's sync the journal is written to the OS on every batch, as RocksDB's
         // WAL is; `--sync` asks for fdatasync per batch (`Writer::commit`).
         b = b.manual_journal_persist(false);

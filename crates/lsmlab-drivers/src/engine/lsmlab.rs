@@ -38,6 +38,7 @@ pub fn options(s: &EngineSettings) -> Options {
     let mut o = Options {
         write_buffer_size: s.write_buffer_size,
         max_write_buffer_number: s.max_write_buffer_number,
+        db_write_buffer_size: s.db_write_buffer_size,
         level0_file_num_compaction_trigger: s.level0_file_num_compaction_trigger,
         level0_slowdown_writes_trigger: s.level0_slowdown_writes_trigger,
         level0_stop_writes_trigger: s.level0_stop_writes_trigger,

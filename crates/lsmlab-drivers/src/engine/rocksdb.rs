@@ -61,6 +61,7 @@ fn options(s: &EngineSettings, create_if_missing: bool) -> CliResult<ffi::Option
     o.set_create_if_missing(create_if_missing);
     o.set_write_buffer_size(s.write_buffer_size);
     o.set_max_write_buffer_number(clamp_i32(s.max_write_buffer_number));
+    o.set_db_write_buffer_size(s.db_write_buffer_size);
     o.set_level0_file_num_compaction_trigger(clamp_i32(s.level0_file_num_compaction_trigger));
     o.set_level0_slowdown_writes_trigger(clamp_i32(s.level0_slowdown_writes_trigger));
     o.set_level0_stop_writes_trigger(clamp_i32(s.level0_stop_writes_trigger));

@@ -63,6 +63,7 @@ extern "C" {
     fn rocksdb_options_set_create_if_missing(o: *mut rocksdb_options_t, v: c_uchar);
     fn rocksdb_options_set_write_buffer_size(o: *mut rocksdb_options_t, v: usize);
     fn rocksdb_options_set_max_write_buffer_number(o: *mut rocksdb_options_t, v: c_int);
+    fn rocksdb_options_set_db_write_buffer_size(o: *mut rocksdb_options_t, v: usize);
     fn rocksdb_options_set_level0_file_num_compaction_trigger(o: *mut rocksdb_options_t, v: c_int);
     fn rocksdb_options_set_level0_slowdown_writes_trigger(o: *mut rocksdb_options_t, v: c_int);
     fn rocksdb_options_set_level0_stop_writes_trigger(o: *mut rocksdb_options_t, v: c_int);
@@ -328,6 +329,7 @@ impl Options {
     setter!(/** `create_if_missing`. */ set_create_if_missing, rocksdb_options_set_create_if_missing, bool, c_uchar);
     setter!(/** `write_buffer_size`. */ set_write_buffer_size, rocksdb_options_set_write_buffer_size, usize, usize);
     setter!(/** `max_write_buffer_number`. */ set_max_write_buffer_number, rocksdb_options_set_max_write_buffer_number, i32, c_int);
+    setter!(/** `db_write_buffer_size`. */ set_db_write_buffer_size, rocksdb_options_set_db_write_buffer_size, usize, usize);
     setter!(/** `level0_file_num_compaction_trigger`. */ set_level0_file_num_compaction_trigger, rocksdb_options_set_level0_file_num_compaction_trigger, i32, c_int);
     setter!(/** `level0_slowdown_writes_trigger`. */ set_level0_slowdown_writes_trigger, rocksdb_options_set_level0_slowdown_writes_trigger, i32, c_int);
     setter!(/** `level0_stop_writes_trigger`. */ set_level0_stop_writes_trigger, rocksdb_options_set_level0_stop_writes_trigger, i32, c_int);

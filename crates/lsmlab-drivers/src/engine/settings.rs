@@ -21,6 +21,8 @@ pub struct EngineSettings {
     pub write_buffer_size: usize,
     /// Memtables (active plus immutable) before writes stop.
     pub max_write_buffer_number: usize,
+    /// Bytes all memtables together should hold; 0: no database-wide budget.
+    pub db_write_buffer_size: usize,
     /// Sync the WAL on every write.
     pub sync: bool,
     /// Write without the WAL.

@@ -44,6 +44,10 @@ fn lsmlab_only(name: &str) -> Option<String> {
         .then(|| "an lsmlab filter option (per-level bits, Monkey's allocation)".into())
 }
 
+/// The smallest journal limit fjall takes (its builder asserts it): a smaller
+/// `--db_write_buffer_size` holds fjall's journal to this.
+pub const FJALL_MIN_JOURNAL: u64 = 64 << 20;
+
 /// LevelDB 1.23's fixed shape (`db/dbformat.h`, `db/version_set.cc`).
 pub const LEVELDB_LEVELS: usize = 7;
 /// LevelDB's level-0 compaction, slowdown and stop triggers.
@@ -180,6 +184,10 @@ fn leveldb_refuses(name: &str, f: &EngineSettings) -> Option<String> {
         "max_write_buffer_number" => fixed(
             f.max_write_buffer_number == 2,
             "LevelDB has one memtable and one being flushed; allowed 2",
+        ),
+        "db_write_buffer_size" => fixed(
+            f.db_write_buffer_size == 0,
+            "LevelDB has no database-wide write-buffer budget; allowed 0",
         ),
         "max_background_jobs" => fixed(
             f.max_background_jobs == 1,

@@ -157,6 +157,7 @@ impl BenchFlags {
             path: self.db_path(),
             write_buffer_size: self.write_buffer_size,
             max_write_buffer_number: self.max_write_buffer_number,
+            db_write_buffer_size: self.db_write_buffer_size,
             sync: self.sync,
             disable_wal: self.disable_wal,
             wal_dir: (!self.wal_dir.is_empty()).then(|| self.wal_dir.clone()),

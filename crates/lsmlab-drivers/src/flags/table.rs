@@ -125,6 +125,9 @@ flags! {
     write_buffer_size: usize = 64 << 20;
     /// Memtables (active plus immutable) before writes stop.
     max_write_buffer_number: usize = 2;
+    /// Bytes all memtables together should hold (RocksDB's write buffer manager); 0: no
+    /// budget beyond --write_buffer_size × --max_write_buffer_number.
+    db_write_buffer_size: usize = 0;
     /// Size at which compaction output is cut into a new table.
     target_file_size_base: u64 = 64 << 20;
     /// Target size of level 1.

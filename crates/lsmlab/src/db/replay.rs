@@ -129,7 +129,7 @@ pub(crate) fn replay_wals(
                 }
                 last_seq = last_seq.max(seq + batch.len() as u64 - 1);
                 report.records += 1;
-                if write && mem.approximate_size() >= opts.write_buffer_size {
+                if write && opts.memtable_full(mem.approximate_size(), 0) {
                     flush_recovered(env, dir, opts, versions, edit, report, &mem)?;
                     mem = MemTable::new(0);
                 }

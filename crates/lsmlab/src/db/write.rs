@@ -191,6 +191,17 @@ fn delay_write(inner: &DbInner, wal: &mut WalState, bytes: u64) {
     }
 }
 
+/// Bytes of the memtables waiting for flush, as the published super version lists them.
+fn immutable_bytes(inner: &DbInner) -> usize {
+    inner
+        .super_version
+        .load()
+        .imms
+        .iter()
+        .map(|m| m.approximate_size())
+        .sum()
+}
+
 /// Counts one wait of a writer, of `micros`, for `cause`.
 fn record_stall(inner: &DbInner, cause: StallCause, micros: u64) {
     inner.stats.add(cause.count_ticker(), 1);
@@ -206,11 +217,15 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
     let opts = &inner.opts;
     loop {
         // Fast path without the state lock, which background threads hold across MANIFEST syncs.
-        if !force
-            && wal.mem.approximate_size() < opts.write_buffer_size
-            && !inner.bg_failed.load(Ordering::Acquire)
-            && !inner.shutting_down.load(Ordering::Acquire)
-        {
+        let healthy = !inner.bg_failed.load(Ordering::Acquire)
+            && !inner.shutting_down.load(Ordering::Acquire);
+        let active = wal.mem.approximate_size();
+        if !force && healthy && active < opts.memtable_never_full_below() {
+            return Ok(());
+        }
+        // Past half of a database-wide budget: whether the memtables waiting for flush make it
+        // full, read from the published super version, still without the lock.
+        if !force && healthy && !opts.memtable_full(active, immutable_bytes(inner)) {
             return Ok(());
         }
         let l0 = inner.l0_files.load(Ordering::Relaxed);
@@ -220,7 +235,8 @@ fn make_room_for_write(inner: &DbInner, wal: &mut WalState, force: bool) -> Resu
         if inner.shutting_down.load(Ordering::Acquire) {
             return Err(Error::Closed);
         }
-        let full = wal.mem.approximate_size() >= opts.write_buffer_size;
+        let immutable = st.imms.iter().map(|m| m.approximate_size()).sum();
+        let full = opts.memtable_full(wal.mem.approximate_size(), immutable);
         if !full && (!force || wal.mem.is_empty()) {
             return Ok(());
         }

@@ -105,6 +105,13 @@ pub struct Options {
     /// flush. Raise it (3–4) when write bursts stall on a slow flush and memory allows one more
     /// write buffer each. Default: 2.
     pub max_write_buffer_number: usize,
+    /// Bytes all memtables together (the active one and those waiting for flush) should hold,
+    /// as RocksDB's `db_write_buffer_size` and its write buffer manager: the active memtable is
+    /// switched for a flush once it passes 7/8 of it, or once all of them reach it and the
+    /// active one holds half. It never stops a writer (RocksDB's `allow_stall = false`); the
+    /// count of memtables still does. Set it to hold the database to a memory budget below
+    /// `write_buffer_size` × `max_write_buffer_number`. Default: 0, no budget.
+    pub db_write_buffer_size: usize,
     /// Directory of the write-ahead logs, when not the database directory: put them on
     /// another device so that WAL appends do not queue behind flushes and compactions. The
     /// directory is created at open; `Db::destroy` with the same options removes the WALs in it.
@@ -308,6 +315,7 @@ impl Default for Options {
             // The write path: memtables, the WAL, and when writers are slowed or stopped.
             write_buffer_size: 64 << 20,
             max_write_buffer_number: 2,
+            db_write_buffer_size: 0,
             wal_dir: None,
             bytes_per_sync: 0,
             level0_slowdown_writes_trigger: 20,
@@ -360,6 +368,7 @@ impl fmt::Debug for Options {
         f.debug_struct("Options")
             .field("write_buffer_size", &self.write_buffer_size)
             .field("max_write_buffer_number", &self.max_write_buffer_number)
+            .field("db_write_buffer_size", &self.db_write_buffer_size)
             .field(
                 "level0_file_num_compaction_trigger",
                 &self.level0_file_num_compaction_trigger,
@@ -393,6 +402,26 @@ fn invalid(option: &str, value: impl fmt::Display, allowed: &str) -> Error {
 }
 
 impl Options {
+    /// Whether the active memtable, holding `active` bytes while `immutable` bytes wait for
+    /// flush, is due to be switched: at `write_buffer_size`, or by the database-wide budget
+    /// (`db_write_buffer_size`) as RocksDB's write buffer manager decides.
+    pub(crate) fn memtable_full(&self, active: usize, immutable: usize) -> bool {
+        if active >= self.write_buffer_size {
+            return true;
+        }
+        let budget = self.db_write_buffer_size;
+        budget > 0
+            && (active > budget / 8 * 7 || (active + immutable >= budget && active >= budget / 2))
+    }
+
+    /// Bytes below which the active memtable is never full, whatever waits for flush.
+    pub(crate) fn memtable_never_full_below(&self) -> usize {
+        match self.db_write_buffer_size {
+            0 => self.write_buffer_size,
+            budget => self.write_buffer_size.min(budget / 2),
+        }
+    }
+
     /// How tables written by a compaction into `level` are built.
     pub fn table_options(&self, level: usize) -> crate::sst::TableOptions {
         self.table_options_for(i32::try_from(level).unwrap_or(i32::MAX), level)
