@@ -306,18 +306,6 @@ pub(crate) fn write_level0_tables_merged(
     smallest_snapshot: SequenceNumber,
     new_blob_number: &mut dyn FnMut() -> u64,
 ) -> Result<FlushOutput> {
-    if let [mem] = mems {
-        return write_level0_table(
-            env,
-            dir,
-            opts,
-            stats,
-            mem,
-            number,
-            smallest_snapshot,
-            new_blob_number,
-        );
-    }
     if mems.iter().all(|m| m.is_empty()) {
         return Ok(FlushOutput::default());
     }
@@ -330,6 +318,9 @@ pub(crate) fn write_level0_tables_merged(
         smallest_snapshot,
         new_blob_number,
         |add| {
+            if let [mem] = mems {
+                return mem.for_each(add);
+            }
             let children: Vec<Box<dyn InternalIterator>> = mems
                 .iter()
                 .map(|m| Box::new(MemTableIter::new(m.clone())) as Box<dyn InternalIterator>)
