@@ -100,7 +100,7 @@ fn flush_one(inner: &DbInner, st: &mut MutexGuard<'_, State>) {
     st.flush_running = true;
     let t = Instant::now();
     let built = MutexGuard::unlocked(st, || {
-        write_level0_tables_merged(
+        write_level0_table(
             &inner.env,
             &inner.dir,
             &inner.opts,
@@ -259,44 +259,18 @@ pub(crate) struct FlushOutput {
     pub(crate) blob_bytes: u64,
 }
 
-/// Writes a memtable as table `number`, values of at least `min_blob_size` bytes into blob files
-/// numbered by `new_blob_number` when blob files are enabled.
+/// Writes memtables (oldest first: a flush takes every one waiting) as one table `number`,
+/// values of at least `min_blob_size` bytes into blob files numbered by `new_blob_number` when
+/// blob files are enabled.
 ///
 /// A version shadowed by a newer version of its key at or below `smallest_snapshot` is left
 /// out, as a compaction would drop it: no reader can see it. RocksDB's flush does the same;
 /// writing every version made a flush of overwritten keys write a fifth more (16 KB values,
 /// overwrite) and each later compaction read it again. Deletions are kept: older versions of
 /// their keys may sit in tables.
+/// Merged, the versions of a key from all the memtables meet, so shadowed ones go once.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_level0_table(
-    env: &Env,
-    dir: &Path,
-    opts: &Options,
-    stats: &Arc<Statistics>,
-    mem: &MemTable,
-    number: u64,
-    smallest_snapshot: SequenceNumber,
-    new_blob_number: &mut dyn FnMut() -> u64,
-) -> Result<FlushOutput> {
-    if mem.is_empty() {
-        return Ok(FlushOutput::default());
-    }
-    write_entries(
-        env,
-        dir,
-        opts,
-        stats,
-        number,
-        smallest_snapshot,
-        new_blob_number,
-        |add| mem.for_each(add),
-    )
-}
-
-/// [`write_level0_table`] of several memtables merged into one table: the versions of a key
-/// from all of them meet, so the shadowed ones are left out once.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn write_level0_tables_merged(
     env: &Env,
     dir: &Path,
     opts: &Options,
@@ -689,7 +663,7 @@ mod tests {
             Path::new("/db"),
             &Options::default(),
             &Arc::new(Statistics::new()),
-            &mem,
+            &[Arc::new(mem)],
             7,
             smallest_snapshot,
             &mut || unreachable!("no blob files without key-value separation"),
@@ -744,7 +718,7 @@ mod tests {
             })
             .collect();
         let flushed = |smallest_snapshot| {
-            write_level0_tables_merged(
+            write_level0_table(
                 &env,
                 Path::new("/db"),
                 &Options::default(),

@@ -14,6 +14,7 @@ use crate::version::{VersionEdit, VersionSet};
 use crate::wal::{LogReader, ReadOutcome};
 use crate::WriteBatch;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What WAL replay did, for the `LOG` and the `lsmlab.recovery.*` properties.
 #[derive(Debug, Clone, Default)]
@@ -74,7 +75,7 @@ pub(crate) fn replay_wals(
 ) -> Result<u64> {
     let mode = opts.wal_recovery_mode;
     let mut last_seq = versions.last_sequence;
-    let mut mem = MemTable::new(0);
+    let mut mem = Arc::new(MemTable::new(0));
     // Batches are logged with consecutive sequence numbers. A gap means an older WAL lost its
     // unsynced tail at a record boundary (it reads as complete) while a newer one kept data:
     // replay stops at the gap, so the database is the state after a prefix of the writes, as
@@ -131,7 +132,7 @@ pub(crate) fn replay_wals(
                 report.records += 1;
                 if write && opts.memtable_full(mem.approximate_size(), 0) {
                     flush_recovered(env, dir, opts, versions, edit, report, &mem)?;
-                    mem = MemTable::new(0);
+                    mem = Arc::new(MemTable::new(0));
                 }
                 continue;
             }
@@ -268,17 +269,17 @@ fn flush_recovered(
     versions: &mut VersionSet,
     edit: &mut VersionEdit,
     report: &mut RecoveryReport,
-    mem: &MemTable,
+    mem: &Arc<MemTable>,
 ) -> Result<()> {
     let number = versions.new_file_number();
-    let stats = std::sync::Arc::new(Statistics::new());
+    let stats = Arc::new(Statistics::new());
     // No snapshot exists while the database opens: only the newest version of a key counts.
     let out = write_level0_table(
         env,
         dir,
         opts,
         &stats,
-        mem,
+        std::slice::from_ref(mem),
         number,
         MAX_SEQUENCE,
         &mut || versions.new_file_number(),

@@ -198,24 +198,12 @@ impl VersionEdit {
                 TAG_TABLE_OLDEST_BLOB => {
                     let n = d.varint64().ok_or("bad table-oldest-blob number")?;
                     let blob = d.varint64().ok_or("bad table-oldest-blob file")?;
-                    let f = e
-                        .added
-                        .iter_mut()
-                        .rev()
-                        .find(|(_, f)| f.number == n)
-                        .ok_or("table-oldest-blob names a table the edit does not add")?;
-                    f.1.oldest_blob_file = blob;
+                    added_table(&mut e, n, "table-oldest-blob")?.oldest_blob_file = blob;
                 }
                 TAG_TABLE_SHADOWED => {
                     let n = d.varint64().ok_or("bad table-shadowed number")?;
                     let entries = d.varint64().ok_or("bad table-shadowed entries")?;
-                    let f = e
-                        .added
-                        .iter_mut()
-                        .rev()
-                        .find(|(_, f)| f.number == n)
-                        .ok_or("table-shadowed names a table the edit does not add")?;
-                    f.1.shadowed_below = entries;
+                    added_table(&mut e, n, "table-shadowed")?.shadowed_below = entries;
                 }
                 TAG_NEW_BLOB_FILE => {
                     let v: [u64; 3] = varints(&mut d, "bad new-blob-file field")?;
@@ -238,6 +226,16 @@ impl VersionEdit {
         }
         Ok(e)
     }
+}
+
+/// The table numbered `n` that `e` adds, which a field of `tag` describes further.
+fn added_table<'a>(e: &'a mut VersionEdit, n: u64, tag: &str) -> Result<&'a mut NewFile, String> {
+    e.added
+        .iter_mut()
+        .rev()
+        .find(|(_, f)| f.number == n)
+        .map(|(_, f)| f)
+        .ok_or_else(|| format!("{tag} names a table the edit does not add"))
 }
 
 /// `N` varint64 fields in a row; `what` is the error if one is malformed.
